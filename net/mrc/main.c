@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MRC: Multipath Reliable Connection transport, module glue.
+ *
+ * Copyright (C) 2026 The MRC for Linux authors
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/net.h>
+#include <net/genetlink.h>
+#include <linux/mrc.h>
+
+#include "mrc.h"
+
+static int __init mrc_init(void)
+{
+	int err;
+
+	err = mrc_pernet_init();
+	if (err)
+		return err;
+
+	err = mrc_netlink_init();
+	if (err)
+		goto err_pernet;
+
+	/* Last: once the family is registered, sockets can be created. */
+	err = mrc_socket_init();
+	if (err)
+		goto err_netlink;
+
+	pr_info("Multipath Reliable Connection, address family %d\n", AF_MRC);
+	return 0;
+
+err_netlink:
+	mrc_netlink_exit();
+err_pernet:
+	mrc_pernet_exit();
+	return err;
+}
+
+static void __exit mrc_exit(void)
+{
+	mrc_socket_exit();
+	mrc_netlink_exit();
+	mrc_pernet_exit();
+}
+
+module_init(mrc_init);
+module_exit(mrc_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("MRC: Multipath Reliable Connection transport");
+MODULE_AUTHOR("The MRC for Linux authors");
+MODULE_ALIAS_NETPROTO(PF_MRC);
+MODULE_ALIAS_GENL_FAMILY("mrc");

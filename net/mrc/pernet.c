@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MRC: per network namespace state and /proc/net/mrc.
+ *
+ * Copyright (C) 2026 The MRC for Linux authors
+ */
+
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <net/net_namespace.h>
+
+#include "mrc.h"
+
+unsigned int mrc_net_id __read_mostly;
+
+void mrc_pernet_link_sock(struct mrc_sock *msk)
+{
+	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
+
+	spin_lock(&mn->sockets_lock);
+	hlist_add_head(&msk->net_node, &mn->sockets);
+	spin_unlock(&mn->sockets_lock);
+}
+
+void mrc_pernet_unlink_sock(struct mrc_sock *msk)
+{
+	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
+
+	spin_lock(&mn->sockets_lock);
+	hlist_del_init(&msk->net_node);
+	spin_unlock(&mn->sockets_lock);
+}
+
+static void *mrc_seq_start(struct seq_file *seq, loff_t *pos)
+	__acquires(&mn->sockets_lock)
+{
+	struct mrc_net *mn = mrc_pernet(seq_file_net(seq));
+
+	spin_lock(&mn->sockets_lock);
+	return seq_hlist_start_head(&mn->sockets, *pos);
+}
+
+static void *mrc_seq_next(struct seq_file *seq, void *v, loff_t *pos)
+{
+	struct mrc_net *mn = mrc_pernet(seq_file_net(seq));
+
+	return seq_hlist_next(v, &mn->sockets, pos);
+}
+
+static void mrc_seq_stop(struct seq_file *seq, void *v)
+	__releases(&mn->sockets_lock)
+{
+	struct mrc_net *mn = mrc_pernet(seq_file_net(seq));
+
+	spin_unlock(&mn->sockets_lock);
+}
+
+static const char *mrc_sock_type_name(const struct sock *sk)
+{
+	return sk->sk_type == SOCK_STREAM ? "STREAM" : "SEQPACKET";
+}
+
+static int mrc_seq_show(struct seq_file *seq, void *v)
+{
+	struct mrc_sock *msk;
+
+	if (v == SEQ_START_TOKEN) {
+		seq_puts(seq, "inode      type      uid\n");
+		return 0;
+	}
+
+	msk = hlist_entry(v, struct mrc_sock, net_node);
+	seq_printf(seq, "%-10lu %-9s %u\n", sock_i_ino(&msk->sk),
+		   mrc_sock_type_name(&msk->sk),
+		   from_kuid_munged(seq_user_ns(seq), sock_i_uid(&msk->sk)));
+	return 0;
+}
+
+static const struct seq_operations mrc_seq_ops = {
+	.start	= mrc_seq_start,
+	.next	= mrc_seq_next,
+	.stop	= mrc_seq_stop,
+	.show	= mrc_seq_show,
+};
+
+static int __net_init mrc_net_init(struct net *net)
+{
+	struct mrc_net *mn = mrc_pernet(net);
+
+	INIT_HLIST_HEAD(&mn->sockets);
+	spin_lock_init(&mn->sockets_lock);
+
+	if (!proc_create_net("mrc", 0444, net->proc_net, &mrc_seq_ops,
+			     sizeof(struct seq_net_private)))
+		return -ENOMEM;
+	return 0;
+}
+
+static void __net_exit mrc_net_exit(struct net *net)
+{
+	struct mrc_net *mn = mrc_pernet(net);
+
+	remove_proc_entry("mrc", net->proc_net);
+	/* Sockets hold a reference on their namespace. */
+	WARN_ON_ONCE(!hlist_empty(&mn->sockets));
+}
+
+static struct pernet_operations mrc_net_ops = {
+	.init	= mrc_net_init,
+	.exit	= mrc_net_exit,
+	.id	= &mrc_net_id,
+	.size	= sizeof(struct mrc_net),
+};
+
+int mrc_pernet_init(void)
+{
+	return register_pernet_subsys(&mrc_net_ops);
+}
+
+void mrc_pernet_exit(void)
+{
+	unregister_pernet_subsys(&mrc_net_ops);
+}
