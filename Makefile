@@ -21,9 +21,12 @@ ifeq ($(KVERS),)
 $(error no target kernel installed$(if $(KVER), for KVER=$(KVER)); run 'make deps')
 endif
 
-# Sources that checkpatch checks: every C file and header of the project.
-CHECK_FILES = $(sort $(wildcard net/mrc/*.[ch] include/uapi/linux/*.h \
-	tools/mrcctl/*.[ch] $(SELFTESTS)/*.c))
+# Sources that checkpatch checks: every C file and header of the project
+# but those generated from the netlink spec.
+GENERATED = net/mrc/netlink_gen.c net/mrc/netlink_gen.h \
+	include/uapi/linux/mrc_netlink.h
+CHECK_FILES = $(sort $(filter-out $(GENERATED),$(wildcard net/mrc/*.[ch] \
+	include/uapi/linux/*.h tools/mrcctl/*.[ch] $(SELFTESTS)/*.c)))
 
 SELFTEST_VARS = KSFT_DIR=$(KSFT) OUTPUT=$(BUILD)/selftests \
 	KHDR_INCLUDES="-isystem $(TOP)/include/uapi"

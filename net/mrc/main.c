@@ -26,14 +26,20 @@ static int __init mrc_init(void)
 	if (err)
 		goto err_pernet;
 
+	err = mrc_plane_init();
+	if (err)
+		goto err_netlink;
+
 	/* Last: once the family is registered, sockets can be created. */
 	err = mrc_socket_init();
 	if (err)
-		goto err_netlink;
+		goto err_plane;
 
 	pr_info("Multipath Reliable Connection, address family %d\n", AF_MRC);
 	return 0;
 
+err_plane:
+	mrc_plane_exit();
 err_netlink:
 	mrc_netlink_exit();
 err_pernet:
@@ -44,7 +50,9 @@ err_pernet:
 static void __exit mrc_exit(void)
 {
 	mrc_socket_exit();
+	mrc_plane_exit();
 	mrc_netlink_exit();
+	/* Removes the planes left in every namespace. */
 	mrc_pernet_exit();
 }
 

@@ -2,19 +2,371 @@
 /*
  * MRC: the "mrc" generic netlink family, control channel of the transport.
  *
+ * Policies and the op table are generated from
+ * Documentation/netlink/specs/mrc.yaml into netlink_gen.c.  Requests that
+ * change planes or settings run under RTNL, as do the device notifiers.
+ *
  * Copyright (C) 2026 The MRC for Linux authors
  */
 
+#include <linux/rtnetlink.h>
 #include <net/genetlink.h>
+#include <linux/mrc_netlink.h>
 
 #include "mrc.h"
+#include "netlink_gen.h"
+
+static const struct genl_multicast_group mrc_mcgrps[] = {
+	[MRC_NLGRP_MONITOR] = { .name = MRC_MCGRP_MONITOR, },
+};
 
 static struct genl_family mrc_genl_family __ro_after_init = {
-	.name		= "mrc",
-	.version	= 1,
+	.name		= MRC_FAMILY_NAME,
+	.version	= MRC_FAMILY_VERSION,
 	.netnsok	= true,
 	.module		= THIS_MODULE,
+	.ops		= mrc_nl_ops,
+	.n_ops		= ARRAY_SIZE(mrc_nl_ops),
+	.resv_start_op	= MRC_CMD_CONFIG_SET + 1,
+	.mcgrps		= mrc_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(mrc_mcgrps),
 };
+
+static int mrc_nl_fill_plane(struct sk_buff *skb, const struct mrc_plane *plane,
+			     u32 portid, u32 seq, int flags, u8 cmd)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &mrc_genl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+
+	if (nla_put_u32(skb, MRC_PLANE_ATTR_ID, plane->id) ||
+	    nla_put_u32(skb, MRC_PLANE_ATTR_IFINDEX, plane->dev->ifindex) ||
+	    nla_put_string(skb, MRC_PLANE_ATTR_IFNAME, plane->dev->name) ||
+	    nla_put_u8(skb, MRC_PLANE_ATTR_ADMIN_UP, plane->admin_up) ||
+	    nla_put_u32(skb, MRC_PLANE_ATTR_STATE, READ_ONCE(plane->state)) ||
+	    nla_put_u32(skb, MRC_PLANE_ATTR_EVS, mrc_plane_evs(plane)) ||
+	    nla_put_u32(skb, MRC_PLANE_ATTR_MTU, READ_ONCE(plane->dev->mtu)))
+		goto nla_put_failure;
+
+	if (plane->family == AF_INET) {
+		if (nla_put_in_addr(skb, MRC_PLANE_ATTR_ADDR4, plane->addr4))
+			goto nla_put_failure;
+	} else if (nla_put_in6_addr(skb, MRC_PLANE_ATTR_ADDR6, &plane->addr6)) {
+		goto nla_put_failure;
+	}
+
+	genlmsg_end(skb, hdr);
+	return 0;
+
+nla_put_failure:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int mrc_nl_reply_plane(const struct mrc_plane *plane,
+			      struct genl_info *info)
+{
+	struct sk_buff *msg;
+
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	if (mrc_nl_fill_plane(msg, plane, info->snd_portid, info->snd_seq, 0,
+			      info->genlhdr->cmd)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+/* Called under RTNL; the namespace's listeners learn of every change. */
+void mrc_nl_notify_plane(const struct mrc_plane *plane, u8 cmd)
+{
+	struct net *net = plane->mn->net;
+	struct sk_buff *msg;
+
+	if (!genl_has_listeners(&mrc_genl_family, net, MRC_NLGRP_MONITOR))
+		return;
+
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	if (mrc_nl_fill_plane(msg, plane, 0, 0, 0, cmd)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_multicast_netns(&mrc_genl_family, net, msg, 0,
+				MRC_NLGRP_MONITOR, GFP_KERNEL);
+}
+
+/*
+ * The device that a request names by ifindex or ifname, held.  When both
+ * are given they must agree.
+ */
+static struct net_device *mrc_nl_get_dev(struct net *net,
+					 struct genl_info *info)
+{
+	struct nlattr *ifindex = info->attrs[MRC_PLANE_ATTR_IFINDEX];
+	struct nlattr *ifname = info->attrs[MRC_PLANE_ATTR_IFNAME];
+	struct net_device *dev = NULL;
+
+	if (ifindex)
+		dev = __dev_get_by_index(net, nla_get_u32(ifindex));
+	else if (ifname)
+		dev = __dev_get_by_name(net, nla_data(ifname));
+	if (!dev) {
+		NL_SET_ERR_MSG_ATTR(info->extack, ifindex ?: ifname,
+				    "no such device");
+		return ERR_PTR(-ENODEV);
+	}
+	if (ifindex && ifname && nla_strcmp(ifname, dev->name)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, ifname,
+				    "ifindex and ifname name different devices");
+		return ERR_PTR(-EINVAL);
+	}
+	return dev;
+}
+
+/* The plane that a request names by id or device. */
+static struct mrc_plane *mrc_nl_get_plane(struct mrc_net *mn,
+					  struct genl_info *info)
+{
+	struct nlattr *id = info->attrs[MRC_PLANE_ATTR_ID];
+	struct net_device *dev = NULL;
+	struct mrc_plane *plane;
+
+	if (!id && !info->attrs[MRC_PLANE_ATTR_IFINDEX] &&
+	    !info->attrs[MRC_PLANE_ATTR_IFNAME]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a plane id, ifindex or ifname is required");
+		return ERR_PTR(-EINVAL);
+	}
+	if (!id) {
+		dev = mrc_nl_get_dev(mn->net, info);
+		if (IS_ERR(dev))
+			return ERR_CAST(dev);
+	}
+
+	plane = mrc_plane_find(mn, id ? nla_get_u32(id) : -1, dev);
+	if (!plane) {
+		NL_SET_ERR_MSG(info->extack, "no such plane");
+		return ERR_PTR(-ENOENT);
+	}
+	return plane;
+}
+
+int mrc_nl_plane_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_plane *plane;
+	int err;
+
+	rtnl_lock();
+	plane = mrc_nl_get_plane(mrc_pernet(genl_info_net(info)), info);
+	err = IS_ERR(plane) ? PTR_ERR(plane) : mrc_nl_reply_plane(plane, info);
+	rtnl_unlock();
+	return err;
+}
+
+int mrc_nl_plane_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct mrc_net *mn = mrc_pernet(sock_net(skb->sk));
+	struct mrc_plane *plane;
+	int idx = 0, err = 0;
+
+	rtnl_lock();
+	list_for_each_entry(plane, &mn->planes, list) {
+		if (idx++ < cb->args[0])
+			continue;
+		err = mrc_nl_fill_plane(skb, plane, NETLINK_CB(cb->skb).portid,
+					cb->nlh->nlmsg_seq, NLM_F_MULTI,
+					MRC_CMD_PLANE_GET);
+		if (err)
+			break;
+		cb->args[0] = idx;
+	}
+	rtnl_unlock();
+	return err == -EMSGSIZE && skb->len ? skb->len : err;
+}
+
+static int mrc_nl_parse_addr(struct genl_info *info, struct mrc_plane_cfg *cfg)
+{
+	struct nlattr *addr4 = info->attrs[MRC_PLANE_ATTR_ADDR4];
+	struct nlattr *addr6 = info->attrs[MRC_PLANE_ATTR_ADDR6];
+
+	if (addr4 && addr6) {
+		NL_SET_ERR_MSG_ATTR(info->extack, addr6,
+				    "give one address only");
+		return -EINVAL;
+	}
+	cfg->family = AF_UNSPEC;
+	if (addr4) {
+		cfg->family = AF_INET;
+		cfg->addr4 = nla_get_in_addr(addr4);
+	} else if (addr6) {
+		cfg->family = AF_INET6;
+		cfg->addr6 = nla_get_in6_addr(addr6);
+	}
+	return 0;
+}
+
+int mrc_nl_plane_add_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_net *mn = mrc_pernet(genl_info_net(info));
+	struct nlattr **attrs = info->attrs;
+	struct mrc_plane_cfg cfg = {
+		.id		= -1,
+		.admin_up	= true,
+	};
+	struct mrc_plane *plane;
+	int err;
+
+	if (!attrs[MRC_PLANE_ATTR_IFINDEX] && !attrs[MRC_PLANE_ATTR_IFNAME]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a device is required (ifindex or ifname)");
+		return -EINVAL;
+	}
+	err = mrc_nl_parse_addr(info, &cfg);
+	if (err)
+		return err;
+	if (attrs[MRC_PLANE_ATTR_ID])
+		cfg.id = nla_get_u32(attrs[MRC_PLANE_ATTR_ID]);
+	if (attrs[MRC_PLANE_ATTR_ADMIN_UP])
+		cfg.admin_up = nla_get_u8(attrs[MRC_PLANE_ATTR_ADMIN_UP]);
+	if (attrs[MRC_PLANE_ATTR_EVS])
+		cfg.evs = nla_get_u32(attrs[MRC_PLANE_ATTR_EVS]);
+
+	rtnl_lock();
+	cfg.dev = mrc_nl_get_dev(mn->net, info);
+	if (IS_ERR(cfg.dev)) {
+		err = PTR_ERR(cfg.dev);
+		goto out;
+	}
+	plane = mrc_plane_add(mn, &cfg, info->extack);
+	err = IS_ERR(plane) ? PTR_ERR(plane) : mrc_nl_reply_plane(plane, info);
+out:
+	rtnl_unlock();
+	return err;
+}
+
+int mrc_nl_plane_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_plane *plane;
+	int err = 0;
+
+	rtnl_lock();
+	plane = mrc_nl_get_plane(mrc_pernet(genl_info_net(info)), info);
+	if (IS_ERR(plane))
+		err = PTR_ERR(plane);
+	else
+		mrc_plane_del(plane);
+	rtnl_unlock();
+	return err;
+}
+
+int mrc_nl_plane_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+	struct mrc_plane *plane;
+	bool admin_up;
+	int err;
+	u32 evs;
+
+	rtnl_lock();
+	plane = mrc_nl_get_plane(mrc_pernet(genl_info_net(info)), info);
+	if (IS_ERR(plane)) {
+		err = PTR_ERR(plane);
+		goto out;
+	}
+	admin_up = plane->admin_up;
+	evs = plane->evs;
+	if (attrs[MRC_PLANE_ATTR_ADMIN_UP])
+		admin_up = nla_get_u8(attrs[MRC_PLANE_ATTR_ADMIN_UP]);
+	if (attrs[MRC_PLANE_ATTR_EVS])
+		evs = nla_get_u32(attrs[MRC_PLANE_ATTR_EVS]);
+	mrc_plane_update(plane, admin_up, evs);
+	err = mrc_nl_reply_plane(plane, info);
+out:
+	rtnl_unlock();
+	return err;
+}
+
+static int mrc_nl_fill_config(struct sk_buff *skb, const struct mrc_net *mn,
+			      u32 portid, u32 seq, u8 cmd)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &mrc_genl_family, 0, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u16(skb, MRC_CONFIG_ATTR_UDP_PORT, mn->udp_port) ||
+	    nla_put_u32(skb, MRC_CONFIG_ATTR_DEFAULT_EVS, mn->default_evs) ||
+	    nla_put_u32(skb, MRC_CONFIG_ATTR_PLANES, mn->nr_planes)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static struct sk_buff *mrc_nl_config_msg(const struct mrc_net *mn, u32 portid,
+					 u32 seq, u8 cmd)
+{
+	struct sk_buff *msg;
+
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (msg && mrc_nl_fill_config(msg, mn, portid, seq, cmd)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	return msg;
+}
+
+int mrc_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_net *mn = mrc_pernet(genl_info_net(info));
+	struct sk_buff *msg;
+
+	rtnl_lock();
+	msg = mrc_nl_config_msg(mn, info->snd_portid, info->snd_seq,
+				MRC_CMD_CONFIG_GET);
+	rtnl_unlock();
+	return msg ? genlmsg_reply(msg, info) : -ENOMEM;
+}
+
+int mrc_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_net *mn = mrc_pernet(genl_info_net(info));
+	struct nlattr *port = info->attrs[MRC_CONFIG_ATTR_UDP_PORT];
+	struct nlattr *evs = info->attrs[MRC_CONFIG_ATTR_DEFAULT_EVS];
+	struct sk_buff *msg, *ntf = NULL;
+	int err = 0;
+
+	rtnl_lock();
+	if (port && nla_get_u16(port) != mn->udp_port && mn->nr_planes) {
+		NL_SET_ERR_MSG_ATTR(info->extack, port,
+				    "cannot change the UDP port while planes exist");
+		err = -EBUSY;
+		goto out;
+	}
+	if (port)
+		mn->udp_port = nla_get_u16(port);
+	if (evs)
+		mn->default_evs = nla_get_u32(evs);
+
+	msg = mrc_nl_config_msg(mn, info->snd_portid, info->snd_seq,
+				MRC_CMD_CONFIG_SET);
+	if (genl_has_listeners(&mrc_genl_family, mn->net, MRC_NLGRP_MONITOR))
+		ntf = mrc_nl_config_msg(mn, 0, 0, MRC_CMD_CONFIG_CHANGE_NTF);
+	if (ntf)
+		genlmsg_multicast_netns(&mrc_genl_family, mn->net, ntf, 0,
+					MRC_NLGRP_MONITOR, GFP_KERNEL);
+	err = msg ? genlmsg_reply(msg, info) : -ENOMEM;
+out:
+	rtnl_unlock();
+	return err;
+}
 
 int mrc_netlink_init(void)
 {

@@ -87,8 +87,10 @@ static int __net_init mrc_net_init(struct net *net)
 {
 	struct mrc_net *mn = mrc_pernet(net);
 
+	mn->net = net;
 	INIT_HLIST_HEAD(&mn->sockets);
 	spin_lock_init(&mn->sockets_lock);
+	mrc_plane_net_init(mn);
 
 	if (!proc_create_net("mrc", 0444, net->proc_net, &mrc_seq_ops,
 			     sizeof(struct seq_net_private)))
@@ -100,6 +102,7 @@ static void __net_exit mrc_net_exit(struct net *net)
 {
 	struct mrc_net *mn = mrc_pernet(net);
 
+	mrc_plane_net_exit(mn);
 	remove_proc_entry("mrc", net->proc_net);
 	/* Sockets hold a reference on their namespace. */
 	WARN_ON_ONCE(!hlist_empty(&mn->sockets));

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
+/* Do not edit directly, auto-generated from: */
+/*	Documentation/netlink/specs/mrc.yaml */
+/* YNL-GEN uapi header */
+
+#ifndef _UAPI_LINUX_MRC_NETLINK_H
+#define _UAPI_LINUX_MRC_NETLINK_H
+
+#define MRC_FAMILY_NAME		"mrc"
+#define MRC_FAMILY_VERSION	1
+
+#define MRC_PLANE_ID_MAX	15
+#define MRC_EVS_MAX		256
+#define MRC_DEFAULT_EVS		32
+
+/**
+ * enum mrc_plane_state - Whether connections can use a plane, and if not, why.
+ * @MRC_PLANE_STATE_UP: In use.
+ * @MRC_PLANE_STATE_ADMIN_DOWN: Set down by the administrator.
+ * @MRC_PLANE_STATE_LINK_DOWN: The device has no carrier or is down.
+ * @MRC_PLANE_STATE_NO_ADDRESS: The device has lost the plane's address.
+ */
+enum mrc_plane_state {
+	MRC_PLANE_STATE_UP,
+	MRC_PLANE_STATE_ADMIN_DOWN,
+	MRC_PLANE_STATE_LINK_DOWN,
+	MRC_PLANE_STATE_NO_ADDRESS,
+};
+
+enum {
+	MRC_PLANE_ATTR_UNSPEC,
+	MRC_PLANE_ATTR_ID,
+	MRC_PLANE_ATTR_IFINDEX,
+	MRC_PLANE_ATTR_IFNAME,
+	MRC_PLANE_ATTR_ADDR4,
+	MRC_PLANE_ATTR_ADDR6,
+	MRC_PLANE_ATTR_ADMIN_UP,
+	MRC_PLANE_ATTR_STATE,
+	MRC_PLANE_ATTR_EVS,
+	MRC_PLANE_ATTR_MTU,
+
+	__MRC_PLANE_ATTR_AFTER_LAST
+};
+#define MRC_PLANE_ATTR_MAX (__MRC_PLANE_ATTR_AFTER_LAST - 1)
+
+enum {
+	MRC_CONFIG_ATTR_UNSPEC,
+	MRC_CONFIG_ATTR_UDP_PORT,
+	MRC_CONFIG_ATTR_DEFAULT_EVS,
+	MRC_CONFIG_ATTR_PLANES,
+
+	__MRC_CONFIG_ATTR_AFTER_LAST
+};
+#define MRC_CONFIG_ATTR_MAX (__MRC_CONFIG_ATTR_AFTER_LAST - 1)
+
+enum {
+	MRC_CMD_UNSPEC,
+	MRC_CMD_PLANE_GET,
+	MRC_CMD_PLANE_ADD,
+	MRC_CMD_PLANE_DEL,
+	MRC_CMD_PLANE_SET,
+	MRC_CMD_CONFIG_GET,
+	MRC_CMD_CONFIG_SET,
+	MRC_CMD_PLANE_ADD_NTF,
+	MRC_CMD_PLANE_DEL_NTF,
+	MRC_CMD_PLANE_CHANGE_NTF,
+	MRC_CMD_CONFIG_CHANGE_NTF,
+
+	__MRC_CMD_AFTER_LAST
+};
+#define MRC_CMD_MAX (__MRC_CMD_AFTER_LAST - 1)
+
+#define MRC_MCGRP_MONITOR	"monitor"
+
+#endif /* _UAPI_LINUX_MRC_NETLINK_H */
