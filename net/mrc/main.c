@@ -22,28 +22,31 @@ static int __init mrc_init(void)
 	if (err)
 		return err;
 
-	err = mrc_netlink_init();
+	/* Planes follow their devices from the first one added. */
+	err = mrc_plane_init();
 	if (err)
 		goto err_pernet;
 
-	err = mrc_plane_init();
+	err = mrc_netlink_init();
 	if (err)
-		goto err_netlink;
+		goto err_plane;
 
 	/* Last: once the family is registered, sockets can be created. */
 	err = mrc_socket_init();
 	if (err)
-		goto err_plane;
+		goto err_netlink;
 
 	pr_info("Multipath Reliable Connection, address family %d\n", AF_MRC);
 	return 0;
 
-err_plane:
-	mrc_plane_exit();
 err_netlink:
 	mrc_netlink_exit();
+err_plane:
+	mrc_plane_exit();
 err_pernet:
 	mrc_pernet_exit();
+	/* Planes are freed by RCU callbacks in this module. */
+	rcu_barrier();
 	return err;
 }
 
@@ -54,6 +57,8 @@ static void __exit mrc_exit(void)
 	mrc_netlink_exit();
 	/* Removes the planes left in every namespace. */
 	mrc_pernet_exit();
+	/* Planes are freed by RCU callbacks in this module. */
+	rcu_barrier();
 }
 
 module_init(mrc_init);

@@ -173,18 +173,19 @@ int mrc_nl_plane_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct mrc_net *mn = mrc_pernet(sock_net(skb->sk));
 	struct mrc_plane *plane;
-	int idx = 0, err = 0;
+	int err = 0;
 
 	rtnl_lock();
+	/* The list is sorted by id: resume after the last id sent. */
 	list_for_each_entry(plane, &mn->planes, list) {
-		if (idx++ < cb->args[0])
+		if (plane->id < cb->args[0])
 			continue;
 		err = mrc_nl_fill_plane(skb, plane, NETLINK_CB(cb->skb).portid,
 					cb->nlh->nlmsg_seq, NLM_F_MULTI,
 					MRC_CMD_PLANE_GET);
 		if (err)
 			break;
-		cb->args[0] = idx;
+		cb->args[0] = plane->id + 1;
 	}
 	rtnl_unlock();
 	return err == -EMSGSIZE && skb->len ? skb->len : err;
@@ -341,31 +342,40 @@ int mrc_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *port = info->attrs[MRC_CONFIG_ATTR_UDP_PORT];
 	struct nlattr *evs = info->attrs[MRC_CONFIG_ATTR_DEFAULT_EVS];
 	struct sk_buff *msg, *ntf = NULL;
-	int err = 0;
+	int err;
+
+	/* Allocate the reply first: a change is never reported as failed. */
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
 
 	rtnl_lock();
 	if (port && nla_get_u16(port) != mn->udp_port && mn->nr_planes) {
 		NL_SET_ERR_MSG_ATTR(info->extack, port,
 				    "cannot change the UDP port while planes exist");
-		err = -EBUSY;
-		goto out;
+		rtnl_unlock();
+		nlmsg_free(msg);
+		return -EBUSY;
 	}
 	if (port)
 		mn->udp_port = nla_get_u16(port);
 	if (evs)
 		mn->default_evs = nla_get_u32(evs);
 
-	msg = mrc_nl_config_msg(mn, info->snd_portid, info->snd_seq,
-				MRC_CMD_CONFIG_SET);
+	err = mrc_nl_fill_config(msg, mn, info->snd_portid, info->snd_seq,
+				 MRC_CMD_CONFIG_SET);
 	if (genl_has_listeners(&mrc_genl_family, mn->net, MRC_NLGRP_MONITOR))
 		ntf = mrc_nl_config_msg(mn, 0, 0, MRC_CMD_CONFIG_CHANGE_NTF);
 	if (ntf)
 		genlmsg_multicast_netns(&mrc_genl_family, mn->net, ntf, 0,
 					MRC_NLGRP_MONITOR, GFP_KERNEL);
-	err = msg ? genlmsg_reply(msg, info) : -ENOMEM;
-out:
 	rtnl_unlock();
-	return err;
+
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
 }
 
 int mrc_netlink_init(void)

@@ -125,7 +125,12 @@ static bool mrc_plane_has_addr(const struct mrc_plane *plane)
 {
 	if (plane->family == AF_INET)
 		return mrc_dev_has_addr4(plane->dev, plane->addr4);
-	return ipv6_chk_addr(dev_net(plane->dev), &plane->addr6, plane->dev, 0);
+	/*
+	 * Strict: the same address on another device does not count.
+	 * Tentative addresses do: the end of DAD raises no notifier event.
+	 */
+	return ipv6_chk_addr_and_flags(dev_net(plane->dev), &plane->addr6,
+				       plane->dev, false, 1, IFA_F_DADFAILED);
 }
 
 /* The device's first global address: IPv4 first, then IPv6. */
@@ -152,7 +157,7 @@ static int mrc_plane_pick_addr(struct mrc_plane *plane)
 	read_lock_bh(&idev->lock);
 	list_for_each_entry(ifp, &idev->addr_list, if_list) {
 		if (ifp->scope != RT_SCOPE_UNIVERSE ||
-		    ifp->flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED))
+		    ifp->flags & IFA_F_DADFAILED)
 			continue;
 		plane->family = AF_INET6;
 		plane->addr6 = ifp->addr;
