@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mrcctl: the generic netlink socket to the "mrc" family.
+ *
+ * Copyright (C) 2026 The MRC for Linux authors
+ */
+#ifndef MRCCTL_NL_H
+#define MRCCTL_NL_H
+
+#include <stddef.h>
+#include <linux/types.h>
+#include <libmnl/libmnl.h>
+
+/* Large enough for any datagram the kernel sends, dumps included. */
+#define NL_BUF_SIZE	32768
+
+/* How an attribute must look to be used: its type and, if not 0, length. */
+struct nl_policy {
+	enum mnl_attr_data_type type;
+	size_t len;
+};
+
+struct mrc_nl {
+	struct mnl_socket *sock;
+	unsigned int portid;
+	unsigned int seq;
+	__u16 family;		/* id of the "mrc" family */
+	__u32 monitor_group;		/* id of its "monitor" group, or 0 */
+	int err;			/* errno of the last failure */
+	const char *extack;		/* the kernel's message, in buf */
+	char buf[NL_BUF_SIZE];		/* the request, then the replies */
+};
+
+int mrc_nl_open(struct mrc_nl *nl);
+void mrc_nl_close(struct mrc_nl *nl);
+struct nlmsghdr *mrc_nl_msg(struct mrc_nl *nl, __u8 cmd, __u16 flags);
+int mrc_nl_put_strz(struct nlmsghdr *nlh, __u16 type, const char *s);
+int mrc_nl_request(struct mrc_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
+		   void *data);
+int mrc_nl_subscribe(struct mrc_nl *nl);
+int mrc_nl_fd(const struct mrc_nl *nl);
+int mrc_nl_receive(struct mrc_nl *nl, mnl_cb_t cb, void *data);
+void mrc_nl_perror(const struct mrc_nl *nl);
+
+int nl_parse(const struct nlmsghdr *nlh, const struct nl_policy *policy,
+	     unsigned int max, const struct nlattr **tb);
+
+#endif /* MRCCTL_NL_H */
