@@ -94,3 +94,4 @@ demo: all
 
 clean:
 	rm -rf $(BUILD)
+	$(MAKE) -C tools/mrcctl clean
