@@ -7,6 +7,7 @@
 #ifndef _NET_MRC_MRC_H
 #define _NET_MRC_MRC_H
 
+#include <linux/hashtable.h>
 #include <linux/in6.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
@@ -26,6 +27,8 @@
  * @udp_port: UDP port of the encapsulation, host order
  * @default_evs: entropy values per plane unless a plane sets its own
  * @refresh_work: recomputes plane states after address changes
+ * @ports: bound sockets, by port
+ * @ports_lock: protects @ports
  *
  * @planes, @nr_planes, @udp_port and @default_evs change under RTNL;
  * @planes is also an RCU list for readers on the data path.
@@ -39,6 +42,20 @@ struct mrc_net {
 	u16			udp_port;
 	u32			default_evs;
 	struct work_struct	refresh_work;
+	DECLARE_HASHTABLE(ports, 8);
+	spinlock_t		ports_lock;	/* taken with BHs off */
+};
+
+/**
+ * struct mrc_addr - an IPv4 or IPv6 address, or none
+ * @family: AF_UNSPEC, AF_INET or AF_INET6
+ * @v4: the address when @family is AF_INET
+ * @v6: the address when @family is AF_INET6
+ */
+struct mrc_addr {
+	sa_family_t		family;
+	__be32			v4;
+	struct in6_addr		v6;
 };
 
 /**
@@ -98,10 +115,19 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * struct mrc_sock - an AF_MRC socket
  * @sk: the socket; must stay first, the core casts between the two
  * @net_node: entry in &mrc_net.sockets
+ * @port_node: entry in &mrc_net.ports once bound
+ * @port: bound port, host order; 0 until bound
+ * @addr: bound address: AF_UNSPEC (any plane), AF_INET or AF_INET6
+ *
+ * @port and @addr change under the socket lock, and only from unbound to
+ * bound.
  */
 struct mrc_sock {
 	struct sock		sk;
 	struct hlist_node	net_node;
+	struct hlist_node	port_node;
+	u16			port;
+	struct mrc_addr		addr;
 };
 
 static inline struct mrc_sock *mrc_sk(const struct sock *sk)
@@ -122,6 +148,7 @@ void mrc_plane_net_init(struct mrc_net *mn);
 void mrc_plane_net_exit(struct mrc_net *mn);
 struct mrc_plane *mrc_plane_find(struct mrc_net *mn, int id,
 				 const struct net_device *dev);
+bool mrc_plane_is_local(struct mrc_net *mn, const struct mrc_addr *addr);
 struct mrc_plane *mrc_plane_add(struct mrc_net *mn,
 				const struct mrc_plane_cfg *cfg,
 				struct netlink_ext_ack *extack);

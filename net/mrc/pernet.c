@@ -65,14 +65,15 @@ static int mrc_seq_show(struct seq_file *seq, void *v)
 	struct mrc_sock *msk;
 
 	if (v == SEQ_START_TOKEN) {
-		seq_puts(seq, "inode      type      uid\n");
+		seq_puts(seq, "inode      type      uid   port\n");
 		return 0;
 	}
 
 	msk = hlist_entry(v, struct mrc_sock, net_node);
-	seq_printf(seq, "%-10lu %-9s %u\n", sock_i_ino(&msk->sk),
+	seq_printf(seq, "%-10lu %-9s %-5u %u\n", sock_i_ino(&msk->sk),
 		   mrc_sock_type_name(&msk->sk),
-		   from_kuid_munged(seq_user_ns(seq), sock_i_uid(&msk->sk)));
+		   from_kuid_munged(seq_user_ns(seq), sock_i_uid(&msk->sk)),
+		   READ_ONCE(msk->port));
 	return 0;
 }
 
@@ -90,6 +91,8 @@ static int __net_init mrc_net_init(struct net *net)
 	mn->net = net;
 	INIT_HLIST_HEAD(&mn->sockets);
 	spin_lock_init(&mn->sockets_lock);
+	hash_init(mn->ports);
+	spin_lock_init(&mn->ports_lock);
 	mrc_plane_net_init(mn);
 
 	if (!proc_create_net("mrc", 0444, net->proc_net, &mrc_seq_ops,

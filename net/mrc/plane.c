@@ -208,6 +208,26 @@ struct mrc_plane *mrc_plane_find(struct mrc_net *mn, int id,
 	return NULL;
 }
 
+/* Whether @addr is the address of one of the namespace's planes. */
+bool mrc_plane_is_local(struct mrc_net *mn, const struct mrc_addr *addr)
+{
+	struct mrc_plane *plane;
+	bool found = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(plane, &mn->planes, list) {
+		if (plane->family != addr->family)
+			continue;
+		if (addr->family == AF_INET ? plane->addr4 == addr->v4 :
+		    ipv6_addr_equal(&plane->addr6, &addr->v6)) {
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
 static int mrc_plane_free_id(struct mrc_net *mn)
 {
 	int id;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <arpa/inet.h>
 
 #include <linux/mrc.h>
 
@@ -186,6 +187,139 @@ TEST(many_sockets)
 	for (i = 0; i < 256; i++)
 		close(fds[i]);
 	EXPECT_EQ(before, mrc_proto_sockets());
+}
+
+static struct sockaddr_mrc mrc_any(unsigned short port)
+{
+	struct sockaddr_mrc addr = {
+		.smrc_family = AF_MRC,
+		.smrc_port = htons(port),
+	};
+
+	return addr;
+}
+
+static unsigned short bound_port(int fd)
+{
+	struct sockaddr_mrc addr;
+	socklen_t len = sizeof(addr);
+
+	memset(&addr, 0xff, sizeof(addr));
+	if (getsockname(fd, (struct sockaddr *)&addr, &len) ||
+	    len != sizeof(addr) || addr.smrc_family != AF_MRC)
+		return 0;
+	return ntohs(addr.smrc_port);
+}
+
+TEST_F(mrc_socket, bind_ephemeral)
+{
+	struct sockaddr_mrc addr = mrc_any(0);
+	unsigned short port;
+	struct stat st;
+	char want[64];
+	char line[256];
+	int found = 0;
+	FILE *f;
+
+	EXPECT_EQ(0, bound_port(self->fd));
+	ASSERT_EQ(0, bind(self->fd, (struct sockaddr *)&addr, sizeof(addr)));
+	port = bound_port(self->fd);
+	EXPECT_LE(32768, port);
+	EXPECT_GE(60999, port);
+
+	/* /proc/net/mrc shows the port. */
+	ASSERT_EQ(0, fstat(self->fd, &st));
+	snprintf(want, sizeof(want), "%lu", (unsigned long)st.st_ino);
+	f = fopen("/proc/net/mrc", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long ino;
+		unsigned int uid, p;
+		char type[32];
+
+		if (sscanf(line, "%lu %31s %u %u", &ino, type, &uid, &p) == 4 &&
+		    ino == st.st_ino && p == port)
+			found = 1;
+	}
+	fclose(f);
+	EXPECT_EQ(1, found) TH_LOG("inode %s with port %u", want, port);
+}
+
+TEST_F(mrc_socket, bind_twice)
+{
+	struct sockaddr_mrc addr = mrc_any(0);
+
+	ASSERT_EQ(0, bind(self->fd, (struct sockaddr *)&addr, sizeof(addr)));
+	EXPECT_EQ(-1, bind(self->fd, (struct sockaddr *)&addr, sizeof(addr)));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(mrc_socket, bind_in_use)
+{
+	struct sockaddr_mrc addr = mrc_any(5555);
+	int other;
+
+	ASSERT_EQ(0, bind(self->fd, (struct sockaddr *)&addr, sizeof(addr)));
+	EXPECT_EQ(5555, bound_port(self->fd));
+
+	/* The port is taken for both socket types. */
+	other = socket(AF_MRC, SOCK_STREAM, 0);
+	ASSERT_LE(0, other);
+	EXPECT_EQ(-1, bind(other, (struct sockaddr *)&addr, sizeof(addr)));
+	EXPECT_EQ(EADDRINUSE, errno);
+	close(other);
+
+	other = socket(AF_MRC, SOCK_SEQPACKET, 0);
+	ASSERT_LE(0, other);
+	EXPECT_EQ(-1, bind(other, (struct sockaddr *)&addr, sizeof(addr)));
+	EXPECT_EQ(EADDRINUSE, errno);
+
+	/* Closing frees it. */
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_EQ(0, bind(other, (struct sockaddr *)&addr, sizeof(addr)));
+	close(other);
+}
+
+TEST_F(mrc_socket, bind_bad_addresses)
+{
+	struct sockaddr_mrc addr = mrc_any(0);
+
+	EXPECT_EQ(-1, bind(self->fd, (struct sockaddr *)&addr, sizeof(addr) - 1));
+	EXPECT_EQ(EINVAL, errno);
+
+	addr.smrc_family = AF_INET;
+	EXPECT_EQ(-1, bind(self->fd, (struct sockaddr *)&addr, sizeof(addr)));
+	EXPECT_EQ(EAFNOSUPPORT, errno);
+
+	addr = mrc_any(0);
+	addr.smrc_addr_family = 99;
+	EXPECT_EQ(-1, bind(self->fd, (struct sockaddr *)&addr, sizeof(addr)));
+	EXPECT_EQ(EAFNOSUPPORT, errno);
+
+	addr = mrc_any(0);
+	addr.__smrc_pad = 1;
+	EXPECT_EQ(-1, bind(self->fd, (struct sockaddr *)&addr, sizeof(addr)));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* 192.0.2.1 (TEST-NET-1) is no plane's address. */
+	addr = mrc_any(0);
+	addr.smrc_addr_family = AF_INET;
+	addr.smrc_addr4 = htonl(0xc0000201);
+	EXPECT_EQ(-1, bind(self->fd, (struct sockaddr *)&addr, sizeof(addr)));
+	EXPECT_EQ(EADDRNOTAVAIL, errno);
+
+	/* Nothing was bound by the failures. */
+	EXPECT_EQ(0, bound_port(self->fd));
+}
+
+TEST_F(mrc_socket, no_peer_yet)
+{
+	struct sockaddr_mrc addr;
+	socklen_t len = sizeof(addr);
+
+	EXPECT_EQ(-1, getpeername(self->fd, (struct sockaddr *)&addr, &len));
+	EXPECT_EQ(ENOTCONN, errno);
 }
 
 TEST_HARNESS_MAIN
