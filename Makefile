@@ -27,7 +27,8 @@ endif
 GENERATED = net/mrc/netlink_gen.c net/mrc/netlink_gen.h \
 	include/uapi/linux/mrc_netlink.h
 CHECK_FILES = $(sort $(filter-out $(GENERATED),$(wildcard net/mrc/*.[ch] \
-	include/uapi/linux/*.h tools/mrcctl/*.[ch] $(SELFTESTS)/*.c)))
+	include/uapi/linux/*.h tools/mrcctl/*.[ch] $(SELFTESTS)/*.c \
+	$(SELFTESTS)/modules/*.c)))
 
 SELFTEST_VARS = KSFT_DIR=$(KSFT) OUTPUT=$(BUILD)/selftests \
 	KHDR_INCLUDES="-isystem $(TOP)/include/uapi"
@@ -49,6 +50,9 @@ module-$(1):
 	@mkdir -p $(BUILD)/$(1)
 	@cp -rsf $(TOP)/Kbuild $(TOP)/net $(TOP)/include $(BUILD)/$(1)/
 	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1) W=1 modules
+	@mkdir -p $(BUILD)/$(1)/test-modules
+	@cp -rsf $(TOP)/$(SELFTESTS)/modules/. $(BUILD)/$(1)/test-modules/
+	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/test-modules W=1 modules
 
 # A fresh W=1 build with sparse (C=1): every file is compiled and checked.
 lint-$(1):

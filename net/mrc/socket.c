@@ -275,8 +275,10 @@ int mrc_socket_init(void)
 		pr_err("address family %d is taken by another module\n",
 		       PF_MRC);
 		proto_unregister(&mrc_proto);
+		/* Not EEXIST: modprobe would take that for "loaded already". */
+		return -EBUSY;
 	}
-	return err;
+	return 0;
 }
 
 void mrc_socket_exit(void)

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/mrc_lib.sh"
 
 mrc_require_root
-mrc_plan 7
+mrc_plan 8
 
 unload()
 {
@@ -80,12 +80,38 @@ load_message()
 	dmesg | tail -n 20 | grep -q 'mrc: Multipath Reliable Connection, address family 25'
 }
 
+# Another module holding family 25 makes mrc.ko refuse to load, saying
+# why, and unwind cleanly.
+family_taken()
+{
+	local squatter rc=0
+
+	squatter=${MRC_TEST_MODULES:-$MRC_BIN/../$(uname -r)/test-modules}/mrc_pf_squatter.ko
+	if [ ! -r "$squatter" ]; then
+		mrc_info "no $squatter"
+		return "$KSFT_SKIP"
+	fi
+	unload || return 1
+	insmod "$squatter" || return 1
+	if modprobe mrc 2>/dev/null; then
+		mrc_fail "mrc.ko loaded while family 25 was taken"
+		rc=1
+	fi
+	mrc_module_loaded && rc=1
+	dmesg | tail -n 20 | grep -q 'mrc: address family 25 is taken by another module' ||
+		mrc_fail "no message in the kernel log" || rc=1
+	rmmod mrc_pf_squatter || rc=1
+	modprobe mrc || rc=1
+	return $rc
+}
+
 mrc_check "socket(AF_MRC) autoloads mrc.ko (net-pf-25)" autoload_socket
 mrc_check "module carries the net-pf and genl family aliases" modinfo_aliases
 mrc_check "generic netlink family mrc is registered" genl_family
 mrc_check "asking genl for family mrc autoloads mrc.ko" autoload_genl
 mrc_check "rmmod refused while a socket is open, clean after close" rmmod_busy
 mrc_check "reload logs the address family" load_message
+mrc_check "refuses to load when family 25 is taken, with a message" family_taken
 mrc_check "module reference count back to 0" \
 	test "$(cat /sys/module/mrc/refcnt)" = 0
 
