@@ -21,7 +21,7 @@ rmmod mrc 2>/dev/null
 echo | "$hold" > /dev/null
 lsmod | grep '^mrc '
 dmesg | grep 'mrc:' | tail -n 1
-genl ctrl get name mrc | head -n 2
+genl ctrl get name mrc | grep -m 1 "Name:"
 
 step "two hosts, a and b, joined by planes 0 (IPv4) and 1 (IPv6)"
 ip netns add a
@@ -65,7 +65,6 @@ echo "(exit status $?)"
 
 step "mrcctl -j -n a plane show id 0"
 "$mrcctl" -j -n a plane show id 0
-echo
 
 step "the events host a saw (mrcctl monitor)"
 sleep 0.5
