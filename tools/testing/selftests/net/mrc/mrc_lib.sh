@@ -77,6 +77,19 @@ mrc_ns_add()
 	done
 }
 
+# mrc_veth_pairs NS COUNT: veth1/veth2 ... veth(2*COUNT-1)/veth(2*COUNT) in
+# NS, every end up; addresses are the caller's.
+mrc_veth_pairs()
+{
+	local ns=$1 count=$2 i
+
+	for i in $(seq 1 "$count"); do
+		echo "link add veth$((2 * i - 1)) type veth peer name veth$((2 * i))"
+		echo "link set veth$((2 * i - 1)) up"
+		echo "link set veth$((2 * i)) up"
+	done | ip -n "$ns" -batch -
+}
+
 mrc_finish()
 {
 	mrc_cleanup

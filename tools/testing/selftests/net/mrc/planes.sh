@@ -45,19 +45,10 @@ B=mrcp-$suffix-b
 setup_ns()
 {
 	mrc_ns_add "$1" || return 1
+	mrc_veth_pairs "$1" 4 || return 1
 	ip -n "$1" -batch - <<-EOF
-	link add veth1 type veth peer name veth2
-	link add veth3 mtu 9000 type veth peer name veth4 mtu 9000
-	link add veth5 type veth peer name veth6
-	link add veth7 type veth peer name veth8
-	link set veth1 up
-	link set veth2 up
-	link set veth3 up
-	link set veth4 up
-	link set veth5 up
-	link set veth6 up
-	link set veth7 up
-	link set veth8 up
+	link set veth3 mtu 9000
+	link set veth4 mtu 9000
 	addr add 10.1.0.1/24 dev veth1
 	addr add fd00:1::1/64 dev veth1 nodad
 	addr add 10.1.0.2/24 dev veth2

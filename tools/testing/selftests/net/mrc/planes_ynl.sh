@@ -46,19 +46,8 @@ tmp=$(mktemp -d)
 trap 'mrc_cleanup; rm -rf "$tmp"' EXIT
 
 mrc_ns_add "$ns" || exit "$KSFT_FAIL"
+mrc_veth_pairs "$ns" 4 || exit "$KSFT_FAIL"
 ip -n "$ns" -batch - <<EOF || exit "$KSFT_FAIL"
-link add veth1 type veth peer name veth2
-link add veth3 type veth peer name veth4
-link add veth5 type veth peer name veth6
-link add veth7 type veth peer name veth8
-link set veth1 up
-link set veth2 up
-link set veth3 up
-link set veth4 up
-link set veth5 up
-link set veth6 up
-link set veth7 up
-link set veth8 up
 addr add 10.1.0.1/24 dev veth1
 addr add fd00:1::1/64 dev veth1 nodad
 addr add 10.3.0.1/24 dev veth3
