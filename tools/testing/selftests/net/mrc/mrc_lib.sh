@@ -112,6 +112,16 @@ mrc_module_loaded()
 	[ -d /sys/module/mrc ]
 }
 
+# mrc_expect WHAT GOT WANTED: compare, and show both when they differ.
+mrc_expect()
+{
+	[ "$2" = "$3" ] && return 0
+	mrc_fail "$1:"
+	echo "#   got:      $2"
+	echo "#   expected: $3"
+	return 1
+}
+
 # mrc_wait_for SECONDS COMMAND...: poll until COMMAND succeeds.
 mrc_wait_for()
 {

@@ -121,16 +121,6 @@ wait_state()
 		mrc_fail "plane $1 is '$(row "$1")', expected state '$2'"
 }
 
-# expect WHAT GOT WANTED
-expect()
-{
-	[ "$2" = "$3" ] && return 0
-	mrc_fail "$1:"
-	echo "#   got:      $2"
-	echo "#   expected: $3"
-	return 1
-}
-
 # plane_json ID IFNAME FAMILY ADDRESS ADMIN_UP STATE EVS MTU
 plane_json()
 {
@@ -181,8 +171,8 @@ add_defaults()
 	local out
 
 	out=$(ctl plane add dev veth1) || return 1
-	expect "add output" "$out" "" || return 1
-	expect "planes" "$(planes)" \
+	mrc_expect "add output" "$out" "" || return 1
+	mrc_expect "planes" "$(planes)" \
 		"[$(plane_json 0 veth1 inet 10.1.0.1 true up 32 1500)]"
 }
 
@@ -192,7 +182,7 @@ show_text()
 	local out
 
 	out=$(ctl plane show) || return 1
-	expect "plane show" "$(awk '{ $1 = $1; print }' <<< "$out")" \
+	mrc_expect "plane show" "$(awk '{ $1 = $1; print }' <<< "$out")" \
 		"ID DEV ADDRESS STATE EVS MTU
 0 veth1 10.1.0.1 up 32 1500"
 }
@@ -206,7 +196,7 @@ show_json()
 	all=$(ctl -j plane show) && pretty=$(ctl -j -p plane show) || return 1
 	want="[$(plane_json 0 veth1 inet 10.1.0.1 true up 32 1500)]"
 	# All planes, by id, by device, pretty (-p), and the keys: one jq.
-	expect "show, show id 0, show dev veth1, -p show; keys" \
+	mrc_expect "show, show id 0, show dev veth1, -p show; keys" \
 		"$({ echo "$all"; ctl -j plane show id 0; ctl -j plane show dev veth1;
 			echo "$pretty"; } | jq -cs '. + [.[0][0] | keys]')" \
 		"[$want,$want,$want,$want,[\"address\",\"admin_up\",\"evs\",\"family\",\"id\",\"ifindex\",\"ifname\",\"mtu\",\"state\"]]" ||
@@ -224,10 +214,10 @@ udp_socket()
 lowest_free_id()
 {
 	ctl plane add dev veth3 || return 1
-	expect "plane 1" "$(row 1)" "1 veth3 10.3.0.1 up 32 9000" || return 1
+	mrc_expect "plane 1" "$(row 1)" "1 veth3 10.3.0.1 up 32 9000" || return 1
 	ctl plane del id 0 || return 1
 	ctl plane add dev veth1 || return 1
-	expect "plane 0" "$(row 0)" "0 veth1 10.1.0.1 up 32 1500" || return 1
+	mrc_expect "plane 0" "$(row 0)" "0 veth1 10.1.0.1 up 32 1500" || return 1
 	ctl plane del dev veth3
 }
 
@@ -236,8 +226,8 @@ add_explicit()
 	local out
 
 	out=$(ctl plane add dev veth3 id 7 addr 10.3.0.9 evs 100 down) || return 1
-	expect "add output" "$out" "" || return 1
-	expect "planes" "$(planes)" \
+	mrc_expect "add output" "$out" "" || return 1
+	mrc_expect "planes" "$(planes)" \
 		"[$(plane_json 0 veth1 inet 10.1.0.1 true up 32 1500),$(plane_json 7 veth3 inet 10.3.0.9 false admin-down 100 9000)]" ||
 		return 1
 	ss_has 10.3.0.9%veth3:4793 || ss_has 10.3.0.9:4793 ||
@@ -247,14 +237,14 @@ add_explicit()
 add_ipv6()
 {
 	ctl plane add dev veth7 || return 1
-	expect "veth7, only IPv6" "$(row 1)" "1 veth7 fd00:7::1 up 32 1500" || return 1
+	mrc_expect "veth7, only IPv6" "$(row 1)" "1 veth7 fd00:7::1 up 32 1500" || return 1
 	ss_has '[fd00:7::1]%veth7:4793' || ss_has '[fd00:7::1]:4793' ||
 		mrc_fail "no UDP socket on [fd00:7::1]:4793: $(ss -N "$ns" -Hlun)" ||
 		return 1
 	# A dual-stack device with its IPv6 address named.
 	ctl plane del dev veth3 || return 1
 	ctl plane add dev veth3 addr fd00:3::1 || return 1
-	expect "IPv6 planes" "$(ctl -j plane show | jq -c '[.[] | select(.id > 0) |
+	mrc_expect "IPv6 planes" "$(ctl -j plane show | jq -c '[.[] | select(.id > 0) |
 		[.id, .ifname, .family, .address, .state, .mtu]] | sort')" \
 		'[[1,"veth7","inet6","fd00:7::1","up",1500],[2,"veth3","inet6","fd00:3::1","up",9000]]'
 }
@@ -264,17 +254,17 @@ set_plane()
 	local out
 
 	out=$(ctl plane set id 0 down) || return 1
-	expect "set output" "$out" "" || return 1
-	expect "down" "$(row 0)" "0 veth1 10.1.0.1 admin-down 32 1500" || return 1
+	mrc_expect "set output" "$out" "" || return 1
+	mrc_expect "down" "$(row 0)" "0 veth1 10.1.0.1 admin-down 32 1500" || return 1
 	ctl plane set dev veth1 up || return 1
-	expect "up" "$(row 0)" "0 veth1 10.1.0.1 up 32 1500" || return 1
+	mrc_expect "up" "$(row 0)" "0 veth1 10.1.0.1 up 32 1500" || return 1
 	ctl plane set id 0 evs 200 || return 1
-	expect "evs" "$(row 0)" "0 veth1 10.1.0.1 up 200 1500" || return 1
+	mrc_expect "evs" "$(row 0)" "0 veth1 10.1.0.1 up 200 1500" || return 1
 	ctl plane set dev veth1 down evs 256 || return 1
-	expect "evs and down" "$(ctl -j plane show id 0 | jq -c '.[0] | [.admin_up, .state, .evs]')" \
+	mrc_expect "evs and down" "$(ctl -j plane show id 0 | jq -c '.[0] | [.admin_up, .state, .evs]')" \
 		'[false,"admin-down",256]' || return 1
 	ctl plane set id 0 up evs 32 || return 1
-	expect "planes" "$(planes | jq -c '.[0]')" "$(plane_json 0 veth1 inet 10.1.0.1 true up 32 1500)"
+	mrc_expect "planes" "$(planes | jq -c '.[0]')" "$(plane_json 0 veth1 inet 10.1.0.1 true up 32 1500)"
 }
 
 del_planes()
@@ -282,32 +272,32 @@ del_planes()
 	local out
 
 	out=$(ctl plane del id 1) || return 1
-	expect "del output" "$out" "" || return 1
+	mrc_expect "del output" "$out" "" || return 1
 	ctl plane del dev veth3 || return 1
-	expect "left" "$(ctl -j plane show | jq -c '[.[].ifname]')" '["veth1"]' || return 1
+	mrc_expect "left" "$(ctl -j plane show | jq -c '[.[].ifname]')" '["veth1"]' || return 1
 	ctl plane del dev veth1 || return 1
-	expect "left" "$(ctl -j plane show | jq -c .)" '[]' || return 1
-	expect "text" "$(ctl plane show)" "" || return 1
+	mrc_expect "left" "$(ctl -j plane show | jq -c .)" '[]' || return 1
+	mrc_expect "text" "$(ctl plane show)" "" || return 1
 	fails "No such file or directory" "no such plane" ctl plane show id 0
 }
 
 config_show()
 {
-	expect "no planes" "$(ctl config show)" "$(printf 'udp_port 4793\ndefault_evs 32\nplanes 0')" ||
+	mrc_expect "no planes" "$(ctl config show)" "$(printf 'udp_port 4793\ndefault_evs 32\nplanes 0')" ||
 		return 1
 	ctl plane add dev veth1 && ctl plane add dev veth7 || return 1
-	expect "two planes" "$(ctl config show)" "$(printf 'udp_port 4793\ndefault_evs 32\nplanes 2')" ||
+	mrc_expect "two planes" "$(ctl config show)" "$(printf 'udp_port 4793\ndefault_evs 32\nplanes 2')" ||
 		return 1
 	ctl -j config show | jq -e . > /dev/null ||
 		mrc_fail "config show -j is not JSON" || return 1
-	expect "JSON" "$(ctl -j config show | jq -c .)" '{"udp_port":4793,"default_evs":32,"planes":2}'
+	mrc_expect "JSON" "$(ctl -j config show | jq -c .)" '{"udp_port":4793,"default_evs":32,"planes":2}'
 }
 
 config_busy()
 {
 	fails "Device or resource busy" "cannot change the UDP port while planes exist" \
 		ctl config set port 5000 || return 1
-	expect "port" "$(ctl -j config show | jq .udp_port)" 4793
+	mrc_expect "port" "$(ctl -j config show | jq .udp_port)" 4793
 }
 
 config_set()
@@ -316,17 +306,17 @@ config_set()
 
 	ctl plane del id 0 && ctl plane del id 1 || return 1
 	out=$(ctl config set port 5000 evs 64) || return 1
-	expect "set output" "$out" "" || return 1
-	expect "JSON" "$(ctl -j config show | jq -c .)" '{"udp_port":5000,"default_evs":64,"planes":0}' ||
+	mrc_expect "set output" "$out" "" || return 1
+	mrc_expect "JSON" "$(ctl -j config show | jq -c .)" '{"udp_port":5000,"default_evs":64,"planes":0}' ||
 		return 1
 	ctl plane add dev veth1 || return 1
-	expect "new plane's evs" "$(plane_field 0 evs)" 64 || return 1
+	mrc_expect "new plane's evs" "$(plane_field 0 evs)" 64 || return 1
 	ss_has 10.1.0.1%veth1:5000 || ss_has 10.1.0.1:5000 ||
 		mrc_fail "no UDP socket on port 5000: $(ss -N "$ns" -Hlun)" || return 1
 	ctl plane del id 0 || return 1
 	ctl config set evs 32 || return 1
 	ctl config set port 4793 || return 1
-	expect "text" "$(ctl config show)" "$(printf 'udp_port 4793\ndefault_evs 32\nplanes 0')"
+	mrc_expect "text" "$(ctl config show)" "$(printf 'udp_port 4793\ndefault_evs 32\nplanes 0')"
 }
 
 ############################################################################
@@ -339,7 +329,7 @@ reject_setup()
 
 unchanged()
 {
-	expect "planes after a rejection" "$(ctl plane show | awk 'NR > 1 { print $1, $2 }')" \
+	mrc_expect "planes after a rejection" "$(ctl plane show | awk 'NR > 1 { print $1, $2 }')" \
 		"0 veth1"
 }
 
@@ -399,7 +389,7 @@ reject_evs_range()
 		fails "$errno" "out of range" ctl config set evs 0 &&
 		fails "$errno" "out of range" ctl config set evs 257 &&
 		unchanged &&
-		expect "evs" "$(plane_field 0 evs),$(ctl -j config show | jq .default_evs)" 32,32
+		mrc_expect "evs" "$(plane_field 0 evs),$(ctl -j config show | jq .default_evs)" 32,32
 }
 
 reject_no_address()
@@ -458,7 +448,7 @@ reject_port_used()
 	[ "$rc" = 0 ] || return 1
 	# Nothing of the failed attempts is left behind.
 	ctl plane add dev veth3 && ctl plane add dev veth7 || return 1
-	expect "planes" "$(ctl -j plane show | jq -c '[.[] | [.id, .ifname, .state]]')" \
+	mrc_expect "planes" "$(ctl -j plane show | jq -c '[.[] | [.id, .ifname, .state]]')" \
 		'[[0,"veth1","up"],[1,"veth3","up"],[2,"veth7","up"]]'
 }
 
@@ -491,14 +481,14 @@ reject_full()
 	for i in $(seq 0 15); do
 		ctl plane add dev "vf$i" || return 1
 	done
-	expect "ids" "$(ctl -j plane show | jq -c '[.[] | [.id, .ifname]] | sort')" \
+	mrc_expect "ids" "$(ctl -j plane show | jq -c '[.[] | [.id, .ifname]] | sort')" \
 		"$(for i in $(seq 0 15); do printf '[%d,"vf%d"]\n' "$i" "$i"; done | jq -sc 'sort')" ||
 		return 1
 	fails "No space left on device" "all plane ids are in use" ctl plane add dev vf16 ||
 		return 1
-	expect "count" "$(ctl -j config show | jq .planes)" 16 || return 1
+	mrc_expect "count" "$(ctl -j config show | jq .planes)" 16 || return 1
 	ctl plane del id 9 && ctl plane add dev vf16 || return 1
-	expect "id of vf16" "$(ctl -j plane show dev vf16 | jq '.[0].id')" 9
+	mrc_expect "id of vf16" "$(ctl -j plane show dev vf16 | jq '.[0].id')" 9
 }
 
 ############################################################################
@@ -515,7 +505,7 @@ state_link_down()
 	wait_state 0 link-down || return 1
 	ip -n "$ns" link set veth1 up || return 1
 	wait_state 0 up || return 1
-	expect "admin_up" "$(plane_field 0 admin_up)" true
+	mrc_expect "admin_up" "$(plane_field 0 admin_up)" true
 }
 
 state_carrier()
@@ -544,7 +534,7 @@ state_address()
 	wait_state 1 no-address || return 1
 	ip -n "$ns" addr add fd00:7::1/64 dev veth7 nodad || return 1
 	wait_state 1 up || return 1
-	expect "addresses" "$(ctl -j plane show | jq -c '[.[].address]')" '["10.1.0.1","fd00:7::1"]'
+	mrc_expect "addresses" "$(ctl -j plane show | jq -c '[.[].address]')" '["10.1.0.1","fd00:7::1"]'
 }
 
 gone()
@@ -557,7 +547,7 @@ state_dev_deleted()
 	ip -n "$ns" link del veth7 || return 1
 	mrc_wait_for 3 gone '["veth1"]' ||
 		mrc_fail "planes: $(ctl -j plane show | jq -c .)" || return 1
-	expect "count" "$(ctl -j config show | jq .planes)" 1
+	mrc_expect "count" "$(ctl -j config show | jq .planes)" 1
 }
 
 state_dev_moved()
@@ -568,8 +558,8 @@ state_dev_moved()
 	ip -n "$ns" link set veth1 netns "$m" || return 1
 	mrc_wait_for 3 gone '[]' ||
 		mrc_fail "planes: $(ctl -j plane show | jq -c .)" || return 1
-	expect "in $m" "$(ns=$m ctl -j plane show | jq -c .)" '[]' || return 1
-	expect "count in $m" "$(ns=$m ctl -j config show | jq .planes)" 0 || return 1
+	mrc_expect "in $m" "$(ns=$m ctl -j plane show | jq -c .)" '[]' || return 1
+	mrc_expect "count in $m" "$(ns=$m ctl -j config show | jq .planes)" 0 || return 1
 	fails "No such file or directory" "no such plane" on_ns "$m" ctl plane show dev veth1
 }
 
@@ -697,11 +687,11 @@ plane-change 0 veth1 link-down
 plane-del 0 veth1
 plane-add 0 veth7 up
 plane-del 0 veth7"
-	expect "plane events" "$seq" "$want" || return 1
-	expect "add event" "$(jq -c 'select(.event == "plane-add") | .plane' "$tmp/mon.json" | head -n 1 |
+	mrc_expect "plane events" "$seq" "$want" || return 1
+	mrc_expect "add event" "$(jq -c 'select(.event == "plane-add") | .plane' "$tmp/mon.json" | head -n 1 |
 		jq -c '{id, ifindex, ifname, family, address, admin_up, state, evs, mtu}')" \
 		"$(plane_json 0 veth1 inet 10.1.0.1 true up 32 1500)" || return 1
-	expect "config event" "$(jq -c 'select(.event == "config-change") | .config |
+	mrc_expect "config event" "$(jq -c 'select(.event == "config-change") | .config |
 		select(.default_evs == 48)' "$tmp/mon.json")" \
 		'{"udp_port":4793,"default_evs":48,"planes":0}'
 }
@@ -712,15 +702,15 @@ plane-del 0 veth7"
 isolation()
 {
 	ctl plane add dev veth1 || return 1
-	expect "in $B" "$(ns=$B ctl -j plane show | jq -c .)" '[]' || return 1
+	mrc_expect "in $B" "$(ns=$B ctl -j plane show | jq -c .)" '[]' || return 1
 	fails "No such file or directory" "no such plane" on_ns "$B" ctl plane show id 0 ||
 		return 1
 	# The same device name, address and port in B are free.
 	ns=$B ctl plane add dev veth1 || return 1
-	expect "in $B" "$(ns=$B ctl -j plane show | jq -c '[.[] | [.id, .ifname, .address]]')" \
+	mrc_expect "in $B" "$(ns=$B ctl -j plane show | jq -c '[.[] | [.id, .ifname, .address]]')" \
 		'[[0,"veth1","10.1.0.1"]]' || return 1
 	ns=$B ctl plane del id 0 || return 1
-	expect "in $ns" "$(ctl -j plane show | jq -c '[.[] | [.id, .ifname, .state]]')" \
+	mrc_expect "in $ns" "$(ctl -j plane show | jq -c '[.[] | [.id, .ifname, .state]]')" \
 		'[[0,"veth1","up"]]' || return 1
 	ctl plane del id 0
 }
@@ -728,9 +718,9 @@ isolation()
 config_isolation()
 {
 	ctl config set evs 77 || return 1
-	expect "in $B" "$(ns=$B ctl -j config show | jq -c .)" \
+	mrc_expect "in $B" "$(ns=$B ctl -j config show | jq -c .)" \
 		'{"udp_port":4793,"default_evs":32,"planes":0}' || return 1
-	expect "in $ns" "$(ctl -j config show | jq -c .default_evs)" 77 || return 1
+	mrc_expect "in $ns" "$(ctl -j config show | jq -c .default_evs)" 77 || return 1
 	ctl config set evs 32
 }
 
@@ -747,7 +737,7 @@ netns_delete()
 		mrc_fail "rmmod mrc: $(rmmod mrc 2>&1)" || return 1
 	modprobe mrc || return 1
 	mrc_ns_add "$c" || return 1
-	expect "fresh namespace" "$(ns=$c ctl -j config show | jq -c .)" \
+	mrc_expect "fresh namespace" "$(ns=$c ctl -j config show | jq -c .)" \
 		'{"udp_port":4793,"default_evs":32,"planes":0}'
 }
 
@@ -767,9 +757,9 @@ unpriv()
 unpriv_read()
 {
 	ctl plane add dev veth1 || return 1
-	expect "show" "$(unpriv "'$MRCCTL' -n $ns -j plane show" | jq -c '[.[] | [.id, .ifname]]')" \
+	mrc_expect "show" "$(unpriv "'$MRCCTL' -n $ns -j plane show" | jq -c '[.[] | [.id, .ifname]]')" \
 		'[[0,"veth1"]]' || return 1
-	expect "config" "$(unpriv "'$MRCCTL' -n $ns -j config show" | jq -c .planes)" 1
+	mrc_expect "config" "$(unpriv "'$MRCCTL' -n $ns -j config show" | jq -c .planes)" 1
 }
 
 # unpriv_fails SHELL-COMMAND: exits 1 with EPERM.
@@ -786,7 +776,7 @@ unpriv_fails()
 unpriv_add()
 {
 	unpriv_fails "'$MRCCTL' -n $ns plane add dev veth3" &&
-		expect "planes" "$(ctl -j plane show | jq -c '[.[].ifname]')" '["veth1"]'
+		mrc_expect "planes" "$(ctl -j plane show | jq -c '[.[].ifname]')" '["veth1"]'
 }
 
 unpriv_change()
@@ -794,8 +784,8 @@ unpriv_change()
 	unpriv_fails "'$MRCCTL' -n $ns plane set id 0 down" &&
 		unpriv_fails "'$MRCCTL' -n $ns plane del id 0" &&
 		unpriv_fails "'$MRCCTL' -n $ns config set evs 8" &&
-		expect "plane" "$(ctl -j plane show | jq -c '[.[] | [.id, .state]]')" '[[0,"up"]]' &&
-		expect "config" "$(ctl -j config show | jq .default_evs)" 32
+		mrc_expect "plane" "$(ctl -j plane show | jq -c '[.[] | [.id, .state]]')" '[[0,"up"]]' &&
+		mrc_expect "config" "$(ctl -j config show | jq .default_evs)" 32
 }
 
 ############################################################################
@@ -823,13 +813,13 @@ cli_usage()
 
 cli_prefixes()
 {
-	expect "pl sh" "$(ctl pl sh)" "$(ctl plane show)" || return 1
-	expect "conf sh" "$(ctl -j conf sh | jq -c .)" "$(ctl -j config show | jq -c .)" || return 1
+	mrc_expect "pl sh" "$(ctl pl sh)" "$(ctl plane show)" || return 1
+	mrc_expect "conf sh" "$(ctl -j conf sh | jq -c .)" "$(ctl -j config show | jq -c .)" || return 1
 	ctl pl a de veth3 i 4 ad 10.3.0.9 e 40 "do" || return 1
-	expect "added" "$(ctl -j plane show id 4 | jq -c .)" \
+	mrc_expect "added" "$(ctl -j plane show id 4 | jq -c .)" \
 		"[$(plane_json 4 veth3 inet 10.3.0.9 false admin-down 40 9000)]" || return 1
 	ctl pl se i 4 u && ctl pl d i 4 || return 1
-	expect "planes" "$(ctl -j plane show | jq -c '[.[].ifname]')" '["veth1"]'
+	mrc_expect "planes" "$(ctl -j plane show | jq -c '[.[].ifname]')" '["veth1"]'
 }
 
 ############################################################################

@@ -81,16 +81,6 @@ ipv4_u32()
 	echo $(($1 << 24 | $2 << 16 | $3 << 8 | $4))
 }
 
-# expect WHAT GOT WANTED
-expect()
-{
-	[ "$2" = "$3" ] && return 0
-	mrc_fail "$1:"
-	echo "#   got:      $2"
-	echo "#   expected: $3"
-	return 1
-}
-
 # plane ID IFNAME ADDR-KEY ADDR ADMIN_UP STATE EVS MTU: a plane as YNL
 # shows it, keys sorted.  Addresses show as text (display-hint), but YNL
 # of 6.12 takes them only as a number (addr4) or hex (addr6).
@@ -121,7 +111,7 @@ list_ops()
 
 	out=$(ip netns exec "$ns" "$PYTHON" "$CLI" --spec "$SPEC" "${schema_args[@]}" \
 		--list-ops) || return 1
-	expect "operations" "$(awk '{ print $1 }' <<< "$out" | sort | tr '\n' ' ')" \
+	mrc_expect "operations" "$(awk '{ print $1 }' <<< "$out" | sort | tr '\n' ' ')" \
 		"config-get config-set plane-add plane-del plane-get plane-set "
 }
 
@@ -148,14 +138,14 @@ add_attrs()
 			\"evs\": 16, \"admin-up\": 0}" \
 		--multi plane-add "{\"ifname\": \"veth3\", \"addr4\": $(ipv4_u32 10.3.0.9)}") ||
 		return 1
-	expect "replies" "$(jq -cS '.[]' <<< "$out")" \
+	mrc_expect "replies" "$(jq -cS '.[]' <<< "$out")" \
 		"$(plane 3 veth7 addr6 fd00:7::1 0 admin-down 16 1500)
 $(plane 1 veth3 addr4 10.3.0.9 1 up 32 1500)"
 }
 
 dump()
 {
-	expect "planes" "$(ynl --dump plane-get | jq -cS 'sort_by(.id) | .[]')" \
+	mrc_expect "planes" "$(ynl --dump plane-get | jq -cS 'sort_by(.id) | .[]')" \
 		"$(plane 0 veth1 addr4 10.1.0.1 1 up 32 1500)
 $(plane 1 veth3 addr4 10.3.0.9 1 up 32 1500)
 $(plane 3 veth7 addr6 fd00:7::1 0 admin-down 16 1500)"
@@ -163,7 +153,7 @@ $(plane 3 veth7 addr6 fd00:7::1 0 admin-down 16 1500)"
 
 get_one()
 {
-	expect "by id, by ifname" \
+	mrc_expect "by id, by ifname" \
 		"$(ynl --multi plane-get '{"id": 3}' --multi plane-get '{"ifname": "veth3"}' |
 			jq -c '[.[] | [.id, .ifname]]')" '[[3,"veth7"],[1,"veth3"]]'
 }
@@ -175,7 +165,7 @@ set_plane()
 	out=$(ynl --multi plane-set '{"id": 0, "admin-up": 0, "evs": 64}' \
 		--multi plane-get '{"id": 0}' \
 		--multi plane-set '{"ifname": "veth1", "admin-up": 1, "evs": 32}') || return 1
-	expect "replies" "$(jq -cS '.[]' <<< "$out")" \
+	mrc_expect "replies" "$(jq -cS '.[]' <<< "$out")" \
 		"$(plane 0 veth1 addr4 10.1.0.1 0 admin-down 64 1500)
 $(plane 0 veth1 addr4 10.1.0.1 0 admin-down 64 1500)
 $(plane 0 veth1 addr4 10.1.0.1 1 up 32 1500)"
@@ -187,7 +177,7 @@ config()
 
 	out=$(ynl --multi config-get '{}' --multi config-set '{"default-evs": 48}' \
 		--multi config-get '{}' --multi config-set '{"default-evs": 32}') || return 1
-	expect "replies" "$(jq -cS '.[]' <<< "$out")" \
+	mrc_expect "replies" "$(jq -cS '.[]' <<< "$out")" \
 		'{"default-evs":32,"planes":3,"udp-port":4793}
 {"default-evs":48,"planes":3,"udp-port":4793}
 {"default-evs":48,"planes":3,"udp-port":4793}
@@ -253,31 +243,31 @@ ntf_line()
 
 ntf_add()
 {
-	expect "notification 1" "$(ntf_line 1)" "plane-add-ntf 5 veth5 up" &&
-		expect "its plane" "$(sed -n 1p "$tmp/ntf" | jq -cS .msg)" \
+	mrc_expect "notification 1" "$(ntf_line 1)" "plane-add-ntf 5 veth5 up" &&
+		mrc_expect "its plane" "$(sed -n 1p "$tmp/ntf" | jq -cS .msg)" \
 			"$(plane 5 veth5 addr4 10.5.0.1 1 up 32 1500)"
 }
 
 ntf_change()
 {
-	expect "notification 2" "$(ntf_line 2)" "plane-change-ntf 5 veth5 admin-down"
+	mrc_expect "notification 2" "$(ntf_line 2)" "plane-change-ntf 5 veth5 admin-down"
 }
 
 ntf_del()
 {
-	expect "notification 3" "$(ntf_line 3 | cut -d' ' -f1-3)" "plane-del-ntf 5 veth5"
+	mrc_expect "notification 3" "$(ntf_line 3 | cut -d' ' -f1-3)" "plane-del-ntf 5 veth5"
 }
 
 ntf_config()
 {
-	expect "notifications 4, 5 and no more" "$(sed -n '4,$p' "$tmp/ntf" | jq -cS '[.name, .msg]')" \
+	mrc_expect "notifications 4, 5 and no more" "$(sed -n '4,$p' "$tmp/ntf" | jq -cS '[.name, .msg]')" \
 		'["config-change-ntf",{"default-evs":40,"planes":3,"udp-port":4793}]
 ["config-change-ntf",{"default-evs":32,"planes":3,"udp-port":4793}]'
 }
 
 del_planes()
 {
-	expect "replies" "$(ynl --multi plane-del '{"id": 0}' --multi plane-del '{"ifname": "veth7"}' \
+	mrc_expect "replies" "$(ynl --multi plane-del '{"id": 0}' --multi plane-del '{"ifname": "veth7"}' \
 		--multi plane-del '{"ifindex": '"$(ifindex veth3)"'}' --multi config-get '{}' |
 		jq -cS .)" '[null,null,null,{"default-evs":32,"planes":0,"udp-port":4793}]'
 }
