@@ -8,7 +8,10 @@
 #define _NET_MRC_MRC_H
 
 #include <linux/hashtable.h>
+#include <linux/hrtimer.h>
 #include <linux/in6.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
@@ -16,6 +19,7 @@
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/sock.h>
+#include <uapi/linux/mrc_netlink.h>
 
 /**
  * struct mrc_net - MRC state of one network namespace
@@ -29,6 +33,12 @@
  * @refresh_work: recomputes plane states after address changes
  * @ports: bound sockets, by port
  * @ports_lock: protects @ports
+ * @plane_by_id: the planes again, by id, for the data path (RCU)
+ * @conns: connections, by our connection id (RCU readers)
+ * @conns_by_peer: connections, by the peer's connection id (RCU readers)
+ * @conns_lock: protects @conns and @conns_by_peer
+ * @rx_dropped: packets that belong to no connection, or are malformed
+ * @syn_dropped: SYNs refused for a full backlog or lack of memory
  *
  * @planes, @nr_planes, @udp_port and @default_evs change under RTNL;
  * @planes is also an RCU list for readers on the data path.
@@ -44,6 +54,12 @@ struct mrc_net {
 	struct work_struct	refresh_work;
 	DECLARE_HASHTABLE(ports, 8);
 	spinlock_t		ports_lock;	/* taken with BHs off */
+	struct mrc_plane __rcu	*plane_by_id[MRC_PLANE_ID_MAX + 1];
+	DECLARE_HASHTABLE(conns, 10);
+	DECLARE_HASHTABLE(conns_by_peer, 10);
+	spinlock_t		conns_lock;	/* taken with BHs off */
+	atomic64_t		rx_dropped;
+	atomic64_t		syn_dropped;
 };
 
 /**
@@ -111,16 +127,122 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
 	return net_generic(net, mrc_net_id);
 }
 
+/* Limits of one connection. */
+#define MRC_MAX_PLANES		(MRC_PLANE_ID_MAX + 1)
+#define MRC_MAX_EVS		256	/* entropy values, over all planes */
+#define MRC_RING_SIZE		1024	/* DATA packets in flight, each way */
+#define MRC_EV_MIN		49152	/* EVs are UDP source ports from here */
+
 /**
- * struct mrc_sock - an AF_MRC socket
+ * struct mrc_conn_plane - a plane as one connection uses it
+ * @raddr: the peer's address on the plane; AF_UNSPEC when not shared
+ * @evs: this plane's entropy values, in &mrc_sock.evs
+ * @nr_evs: number of @evs
+ * @next_ev: index of the next EV to send on
+ * @inflight: DATA packets sent on the plane and not yet acknowledged, in
+ *	sending order, linked by &sk_buff.list
+ * @nr_inflight: entries in @inflight
+ * @cwnd: congestion window, in packets
+ * @ssthresh: slow start threshold, in packets
+ * @acked: packets acknowledged since @cwnd last grew in avoidance
+ * @srtt_us: smoothed round-trip time; 0 before the first sample
+ * @rttvar_us: its variation
+ * @rack_sent: send time of the latest-sent packet known delivered
+ * @recovery_psn: no further window reduction for losses before this PSN
+ * @tx_packets: DATA packets sent, resends included
+ * @tx_bytes: payload bytes sent
+ * @rx_packets: packets received
+ * @retransmits: DATA packets resent after a loss on the plane
+ */
+struct mrc_conn_plane {
+	struct mrc_addr		raddr;
+	u16			*evs;
+	u16			nr_evs;
+	u16			next_ev;
+	struct list_head	inflight;
+	u32			nr_inflight;
+	u32			cwnd;
+	u32			ssthresh;
+	u32			acked;
+	u32			srtt_us;
+	u32			rttvar_us;
+	u64			rack_sent;
+	u32			recovery_psn;
+	u64			tx_packets;
+	u64			tx_bytes;
+	u64			rx_packets;
+	u64			retransmits;
+};
+
+/**
+ * struct mrc_sock - an AF_MRC socket and its connection
  * @sk: the socket; must stay first, the core casts between the two
  * @net_node: entry in &mrc_net.sockets
  * @port_node: entry in &mrc_net.ports once bound
  * @port: bound port, host order; 0 until bound
  * @addr: bound address: AF_UNSPEC (any plane), AF_INET or AF_INET6
+ * @lock: protects the connection state below, taken with BHs off
+ * @cid_node: entry in &mrc_net.conns, by @lcid
+ * @rcid_node: entry in &mrc_net.conns_by_peer, by @rcid
+ * @hashed: whether the connection is in the tables (holds a reference)
+ * @dead: the connection is over; timers no longer run
+ * @closed: the user closed the socket; the connection may live on
+ * @rst_pending: input found the connection must be reset
+ * @time_wait: both FINs are through; the end is near
+ * @lcid: our connection id
+ * @rcid: the peer's connection id
+ * @dport: the peer's MRC port
+ * @daddr: the peer's address that was dialled, or that the SYN came from
+ * @syn_plane: plane of the handshake
+ * @planes: every plane id; shared ones have a peer address
+ * @plane_mask: ids of the shared planes
+ * @next_plane: where the round robin over planes resumes
+ * @evs: entropy values of all planes
+ * @mss: payload bytes per DATA packet
+ * @write_queue: DATA packets cut and not yet sent
+ * @rtx_queue: DATA packets found lost, to resend, linked by &sk_buff.list
+ * @snd_ring: DATA packets sent and not acknowledged, by DSN
+ * @snd_una: oldest DSN not acknowledged
+ * @snd_nxt: next DSN to send
+ * @snd_wnd_end: the peer takes DSNs before this one
+ * @next_psn: next PSN
+ * @snd_msg_id: message id of the next message cut
+ * @snd_offset: stream offset of the next byte cut (SOCK_STREAM)
+ * @fin_queued: a FIN packet is cut
+ * @fin_acked: the peer acknowledged our FIN
+ * @rcv_ring: DATA packets that arrived out of order, by DSN
+ * @rcv_map: bit per @rcv_ring slot in use
+ * @rcv_nxt: next DSN to deliver
+ * @rcv_wnd_end: window end last advertised
+ * @rcv_ofo: packets in @rcv_ring
+ * @rcv_msgs: complete messages in the receive queue (SOCK_SEQPACKET)
+ * @rcv_in_msg: the head of the receive queue continues a message that
+ *	recvmsg() has started to deliver
+ * @rcv_truesize: largest truesize of a received DATA packet
+ * @fin_rcvd: the peer's FIN was delivered
+ * @ack_pending: packets received since the last acknowledgement
+ * @echo_psn: PSN of the last packet received, for the acknowledgement
+ * @echo_dsn: its DSN
+ * @echo_ev: its EV
+ * @echo_plane: the plane it came on
+ * @echo_time: when it arrived
+ * @rto_timer: retransmission, handshake and keepalive deadlines
+ * @ack_timer: coalesces acknowledgements
+ * @timer_expires: when @rto_timer is set to fire
+ * @syn_start: when connect() sent the first SYN
+ * @syn_next: when the SYN is sent again
+ * @backoff: consecutive retransmission timeouts
+ * @last_progress: when the peer last acknowledged something new
+ * @close_deadline: an orphaned connection ends by then at the latest
+ * @destroy_work: tears the connection down out of timer context
+ * @parent: listener of a connection not yet accepted
+ * @accept_queue: connections waiting for accept() (listener)
+ * @accept_node: entry in the listener's @accept_queue
+ * @stats: counters of the connection
  *
- * @port and @addr change under the socket lock, and only from unbound to
- * bound.
+ * The socket lock serialises the socket calls; @lock protects the protocol
+ * state against the receive path (softirq) and the timers.  Calls that
+ * sleep hold the socket lock and take @lock for short sections.
  */
 struct mrc_sock {
 	struct sock		sk;
@@ -128,12 +250,136 @@ struct mrc_sock {
 	struct hlist_node	port_node;
 	u16			port;
 	struct mrc_addr		addr;
+
+	spinlock_t		lock;
+	struct hlist_node	cid_node;
+	struct hlist_node	rcid_node;
+	bool			hashed;
+	bool			dead;
+	bool			closed;
+	bool			rst_pending;
+	bool			time_wait;
+	u32			lcid;
+	u32			rcid;
+	u16			dport;
+	struct mrc_addr		daddr;
+	u8			syn_plane;
+	struct mrc_conn_plane	planes[MRC_MAX_PLANES];
+	u32			plane_mask;
+	u8			next_plane;
+	u16			evs[MRC_MAX_EVS];
+	u32			mss;
+
+	struct sk_buff_head	write_queue;
+	struct list_head	rtx_queue;
+	struct sk_buff		**snd_ring;
+	u32			snd_una;
+	u32			snd_nxt;
+	u32			snd_wnd_end;
+	u32			next_psn;
+	u32			snd_msg_id;
+	u32			snd_offset;
+	bool			fin_queued;
+	bool			fin_acked;
+
+	struct sk_buff		**rcv_ring;
+	unsigned long		*rcv_map;
+	u32			rcv_nxt;
+	u32			rcv_wnd_end;
+	u32			rcv_ofo;
+	u32			rcv_msgs;
+	bool			rcv_in_msg;
+	u32			rcv_truesize;
+	bool			fin_rcvd;
+	u32			ack_pending;
+	u32			echo_psn;
+	u32			echo_dsn;
+	u16			echo_ev;
+	u8			echo_plane;
+	u64			echo_time;
+
+	struct hrtimer		rto_timer;
+	struct hrtimer		ack_timer;
+	u64			timer_expires;
+	u64			syn_start;
+	u64			syn_next;
+	u32			backoff;
+	u64			last_progress;
+	u64			close_deadline;
+	struct work_struct	destroy_work;
+
+	struct mrc_sock		*parent;
+	struct list_head	accept_queue;
+	struct list_head	accept_node;
+
+	struct mrc_conn_stats {
+		u64	tx_packets;
+		u64	rx_packets;
+		u64	retransmits;
+		u64	rx_dropped;
+		u64	rx_duplicates;
+		u64	acks_sent;
+		u64	timeouts;
+	} stats;
 };
+
+/* Control block of our DATA packets, on the send and receive sides. */
+struct mrc_skb_cb {
+	u64	sent;		/* last transmission, ns */
+	u32	dsn;
+	u32	psn;		/* of the last transmission */
+	u32	msg_id;
+	u32	offset;
+	u32	consumed;	/* bytes recvmsg() took already */
+	u16	len;
+	u16	ev;
+	u8	plane;
+	u8	flags;		/* MRC_F_* */
+	u8	sent_once:1,
+		lost:1;
+};
+
+#define MRC_SKB_CB(skb)	((struct mrc_skb_cb *)(skb)->cb)
+
+/* Before, modulo 2^32, as for TCP sequence numbers. */
+static inline bool mrc_before(u32 a, u32 b)
+{
+	return (s32)(a - b) < 0;
+}
 
 static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 {
 	return container_of(sk, struct mrc_sock, sk);
 }
+
+/* Protocol constants; the design document explains them. */
+#define MRC_HEADROOM		(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
+				 sizeof(struct udphdr) + 28)
+#define MRC_INIT_CWND		32
+#define MRC_MIN_CWND		2
+#define MRC_ACK_EVERY		16
+#define MRC_ACK_DELAY_NS	(50 * NSEC_PER_USEC)
+#define MRC_RTO_INIT_NS		(20 * NSEC_PER_MSEC)
+#define MRC_RTO_MIN_NS		(1 * NSEC_PER_MSEC)
+#define MRC_RTO_MAX_NS		(1 * NSEC_PER_SEC)
+#define MRC_REORDER_MIN_NS	(200 * NSEC_PER_USEC)
+#define MRC_CONNECT_TIMEOUT_NS	(5ULL * NSEC_PER_SEC)
+#define MRC_DEAD_TIMEOUT_NS	(5ULL * NSEC_PER_SEC)
+#define MRC_FIN_WAIT_NS		(10ULL * NSEC_PER_SEC)
+#define MRC_TIME_WAIT_NS	(50 * NSEC_PER_MSEC)
+#define MRC_SNDBUF_STREAM	(4 << 20)
+#define MRC_SNDBUF_SEQPACKET	(40 << 20)
+#define MRC_RCVBUF_DEFAULT	(4 << 20)
+
+static inline void mrc_set_state(struct sock *sk, int state)
+{
+	/* Paired with the lockless readers in poll() and the waits. */
+	smp_store_release(&sk->sk_state, state);
+}
+
+struct mrc_hdr;
+struct mrc_syn;
+struct mrc_ack;
 
 /* pernet.c */
 int mrc_pernet_init(void);
@@ -157,8 +403,73 @@ void mrc_plane_update(struct mrc_plane *plane, bool admin_up, u32 evs);
 u32 mrc_plane_evs(const struct mrc_plane *plane);
 
 /* socket.c */
+u32 mrc_pkt_truesize(const struct mrc_sock *msk);
+struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
+				       const struct mrc_hdr *hdr,
+				       const struct mrc_syn *syn,
+				       unsigned int len,
+				       const struct mrc_addr *saddr,
+				       struct sk_buff_head *queue);
 int mrc_socket_init(void);
 void mrc_socket_exit(void);
+
+/* conn.c */
+void mrc_conn_init(struct mrc_sock *msk);
+int mrc_conn_alloc_rings(struct mrc_sock *msk, gfp_t gfp);
+void mrc_conn_free_rings(struct mrc_sock *msk);
+int mrc_conn_hash(struct mrc_sock *msk);
+void mrc_conn_hash_peer(struct mrc_sock *msk);
+struct mrc_sock *mrc_conn_lookup(struct mrc_net *mn, u32 lcid);
+struct mrc_sock *mrc_conn_lookup_peer(struct mrc_net *mn, u32 rcid,
+				      u16 rport, const struct mrc_addr *raddr);
+bool mrc_addr_equal(const struct mrc_addr *a, const struct mrc_addr *b);
+bool mrc_addr_equal_plane(const struct mrc_addr *a,
+			  const struct mrc_plane *plane);
+int mrc_conn_fill_planes(struct mrc_sock *msk, struct mrc_syn *syn,
+			 int max_planes);
+u16 mrc_conn_local_mss(struct mrc_net *mn);
+int mrc_conn_set_planes(struct mrc_sock *msk, const struct mrc_syn *syn,
+			unsigned int len);
+void mrc_conn_check_end(struct mrc_sock *msk);
+void mrc_conn_done(struct mrc_sock *msk, int err);
+void mrc_conn_destroy_work(struct work_struct *work);
+
+/* output.c */
+struct sk_buff *mrc_alloc_skb(unsigned int len, gfp_t gfp);
+void mrc_xmit(struct net *net, struct sk_buff_head *queue);
+void mrc_output_queue(struct mrc_sock *msk, struct sk_buff_head *pkts);
+void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue);
+void mrc_output_free_skb(struct mrc_sock *msk, struct sk_buff *skb);
+void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
+			 unsigned int len);
+void mrc_output_timeout(struct mrc_sock *msk, u64 now);
+u64 mrc_output_next_timeout(struct mrc_sock *msk);
+void mrc_output_ack(struct mrc_sock *msk, struct sk_buff_head *queue);
+int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue);
+void mrc_output_probe(struct mrc_sock *msk, struct sk_buff_head *queue);
+void mrc_output_rst(struct mrc_sock *msk, struct sk_buff_head *queue);
+void mrc_output_rst_to(struct sk_buff_head *queue, int id, u32 dst_cid,
+		       u32 src_cid, const struct mrc_addr *raddr);
+u16 mrc_some_ev(struct mrc_sock *msk, int id);
+
+/* input.c */
+int mrc_input(struct sock *usk, struct sk_buff *skb);
+void mrc_rcv_update_window(struct mrc_sock *msk);
+bool mrc_rcv_window_grew(struct mrc_sock *msk);
+
+/* cc.c */
+void mrc_cc_rtt_sample(struct mrc_conn_plane *cp, u32 rtt_us);
+u64 mrc_srtt_ns(const struct mrc_conn_plane *cp);
+u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp);
+u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
+void mrc_cc_on_ack(struct mrc_conn_plane *cp);
+void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn);
+
+/* timer.c */
+void mrc_timer_init(struct mrc_sock *msk);
+void mrc_timer_update(struct mrc_sock *msk);
+void mrc_rto_arm(struct mrc_sock *msk);
+void mrc_ack_arm(struct mrc_sock *msk);
 
 /* netlink.c */
 int mrc_netlink_init(void);

@@ -17,18 +17,18 @@ void mrc_pernet_link_sock(struct mrc_sock *msk)
 {
 	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
 
-	spin_lock(&mn->sockets_lock);
+	spin_lock_bh(&mn->sockets_lock);
 	hlist_add_head(&msk->net_node, &mn->sockets);
-	spin_unlock(&mn->sockets_lock);
+	spin_unlock_bh(&mn->sockets_lock);
 }
 
 void mrc_pernet_unlink_sock(struct mrc_sock *msk)
 {
 	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
 
-	spin_lock(&mn->sockets_lock);
+	spin_lock_bh(&mn->sockets_lock);
 	hlist_del_init(&msk->net_node);
-	spin_unlock(&mn->sockets_lock);
+	spin_unlock_bh(&mn->sockets_lock);
 }
 
 static void *mrc_seq_start(struct seq_file *seq, loff_t *pos)
@@ -36,7 +36,7 @@ static void *mrc_seq_start(struct seq_file *seq, loff_t *pos)
 {
 	struct mrc_net *mn = mrc_pernet(seq_file_net(seq));
 
-	spin_lock(&mn->sockets_lock);
+	spin_lock_bh(&mn->sockets_lock);
 	return seq_hlist_start_head(&mn->sockets, *pos);
 }
 
@@ -52,7 +52,7 @@ static void mrc_seq_stop(struct seq_file *seq, void *v)
 {
 	struct mrc_net *mn = mrc_pernet(seq_file_net(seq));
 
-	spin_unlock(&mn->sockets_lock);
+	spin_unlock_bh(&mn->sockets_lock);
 }
 
 static const char *mrc_sock_type_name(const struct sock *sk)
@@ -93,6 +93,9 @@ static int __net_init mrc_net_init(struct net *net)
 	spin_lock_init(&mn->sockets_lock);
 	hash_init(mn->ports);
 	spin_lock_init(&mn->ports_lock);
+	hash_init(mn->conns);
+	hash_init(mn->conns_by_peer);
+	spin_lock_init(&mn->conns_lock);
 	mrc_plane_net_init(mn);
 
 	if (!proc_create_net("mrc", 0444, net->proc_net, &mrc_seq_ops,

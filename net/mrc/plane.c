@@ -22,13 +22,6 @@
 
 #include "mrc.h"
 
-/* Until connections exist, nothing arrives that belongs to us. */
-static int mrc_plane_udp_rcv(struct sock *sk, struct sk_buff *skb)
-{
-	kfree_skb(skb);
-	return 0;
-}
-
 static int mrc_plane_setsockopt(struct socket *sock, int level, int name)
 {
 	int one = 1;
@@ -49,7 +42,7 @@ static int mrc_plane_open_socket(struct mrc_plane *plane,
 	struct udp_tunnel_sock_cfg tunnel_cfg = {
 		.sk_user_data	= plane,
 		.encap_type	= 1,
-		.encap_rcv	= mrc_plane_udp_rcv,
+		.encap_rcv	= mrc_input,
 	};
 	struct sockaddr_storage ss = {};
 	struct socket *sock;
@@ -251,6 +244,7 @@ static void mrc_plane_link(struct mrc_net *mn, struct mrc_plane *plane)
 	}
 	list_add_tail_rcu(&plane->list, &mn->planes);
 out:
+	rcu_assign_pointer(mn->plane_by_id[plane->id], plane);
 	WRITE_ONCE(mn->nr_planes, mn->nr_planes + 1);
 }
 
@@ -354,6 +348,7 @@ static void __mrc_plane_del(struct mrc_plane *plane, bool notify)
 
 	ASSERT_RTNL();
 	list_del_rcu(&plane->list);
+	RCU_INIT_POINTER(mn->plane_by_id[plane->id], NULL);
 	WRITE_ONCE(mn->nr_planes, mn->nr_planes - 1);
 	if (notify)
 		mrc_nl_notify_plane(plane, MRC_CMD_PLANE_DEL_NTF);

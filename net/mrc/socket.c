@@ -10,11 +10,15 @@
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/random.h>
+#include <linux/version.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
 #include <linux/mrc.h>
 
 #include "mrc.h"
+#include "protocol.h"
 
 static struct proto mrc_proto = {
 	.name		= "MRC",
@@ -74,11 +78,13 @@ static void mrc_port_unbind(struct mrc_sock *msk)
 {
 	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
 
-	if (!msk->port)
+	/* Accepted connections share their listener's port. */
+	if (hlist_unhashed(&msk->port_node))
 		return;
 	spin_lock_bh(&mn->ports_lock);
 	hash_del(&msk->port_node);
 	spin_unlock_bh(&mn->ports_lock);
+	INIT_HLIST_NODE(&msk->port_node);
 }
 
 /* Check a user's address and take the plane address out of it. */
@@ -151,40 +157,997 @@ static int mrc_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	struct sockaddr_mrc *smrc = (struct sockaddr_mrc *)uaddr;
 	struct sock *sk = sock->sk;
 	struct mrc_sock *msk = mrc_sk(sk);
-
-	/* No connection has a peer yet. */
-	if (peer)
-		return -ENOTCONN;
+	const struct mrc_addr *addr;
+	int err = sizeof(*smrc);
 
 	memset(smrc, 0, sizeof(*smrc));
 	smrc->smrc_family = AF_MRC;
 	lock_sock(sk);
-	smrc->smrc_port = htons(msk->port);
-	smrc->smrc_addr_family = msk->addr.family;
-	if (msk->addr.family == AF_INET)
-		smrc->smrc_addr4 = msk->addr.v4;
-	else if (msk->addr.family == AF_INET6)
-		memcpy(smrc->smrc_addr6, &msk->addr.v6, sizeof(msk->addr.v6));
+	if (peer) {
+		if (sock->state != SS_CONNECTED || !msk->dport) {
+			err = -ENOTCONN;
+			goto out;
+		}
+		smrc->smrc_port = htons(msk->dport);
+		addr = &msk->daddr;
+	} else {
+		smrc->smrc_port = htons(msk->port);
+		addr = &msk->addr;
+	}
+	smrc->smrc_addr_family = addr->family;
+	if (addr->family == AF_INET)
+		smrc->smrc_addr4 = addr->v4;
+	else if (addr->family == AF_INET6)
+		memcpy(smrc->smrc_addr6, &addr->v6, sizeof(addr->v6));
+out:
 	release_sock(sk);
-	return sizeof(*smrc);
+	return err;
+}
+
+static void mrc_sock_destruct(struct sock *sk)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	__skb_queue_purge(&sk->sk_receive_queue);
+	mrc_conn_free_rings(msk);
+	mrc_pernet_unlink_sock(msk);
+	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
+}
+
+/* Bytes a DATA packet costs in a buffer, as alloc_skb() sizes it. */
+u32 mrc_pkt_truesize(const struct mrc_sock *msk)
+{
+	u32 data = MRC_HEADROOM + (msk->mss ?: 1500) +
+		   SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+
+	return SKB_TRUESIZE(roundup_pow_of_two(data));
+}
+
+static int mrc_sndbuf_free(const struct mrc_sock *msk)
+{
+	return READ_ONCE(msk->sk.sk_sndbuf) -
+	       READ_ONCE(msk->sk.sk_wmem_queued);
+}
+
+static bool mrc_writable(const struct mrc_sock *msk)
+{
+	return mrc_sndbuf_free(msk) >= (int)mrc_pkt_truesize(msk);
+}
+
+static void mrc_write_space(struct sock *sk)
+{
+	struct socket_wq *wq;
+
+	if (!mrc_writable(mrc_sk(sk)) &&
+	    READ_ONCE(sk->sk_wmem_queued) && !sk->sk_err)
+		return;
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_sync_poll(&wq->wait, EPOLLOUT |
+						EPOLLWRNORM | EPOLLWRBAND);
+	if (wq && wq->fasync_list)
+		sk_wake_async(sk, SOCK_WAKE_SPACE, POLL_OUT);
+	rcu_read_unlock();
+}
+
+static void mrc_sock_init(struct sock *sk, int type)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	sk->sk_type = type;
+	sk->sk_protocol = MRCPROTO_MRC;
+	sk->sk_destruct = mrc_sock_destruct;
+	sk->sk_write_space = mrc_write_space;
+	sock_set_flag(sk, SOCK_RCU_FREE);
+	/* Room for a 16 MiB message with its per-packet overhead. */
+	sk->sk_sndbuf = max_t(int, sk->sk_sndbuf, type == SOCK_SEQPACKET ?
+			      MRC_SNDBUF_SEQPACKET : MRC_SNDBUF_STREAM);
+	sk->sk_rcvbuf = max_t(int, sk->sk_rcvbuf, MRC_RCVBUF_DEFAULT);
+	mrc_conn_init(msk);
+	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, 1);
+	mrc_pernet_link_sock(msk);
+}
+
+/* The plane a destination is reached on, or -ENETUNREACH. */
+static int mrc_plane_for_dest(struct mrc_sock *msk,
+			      const struct mrc_addr *daddr, u32 scope_id)
+{
+	struct net *net = sock_net(&msk->sk);
+	struct mrc_net *mn = mrc_pernet(net);
+	struct net_device *dev = NULL;
+	struct mrc_plane *plane;
+	int id = -ENETUNREACH;
+
+	if (daddr->family == AF_INET) {
+		struct flowi4 fl4 = { .daddr = daddr->v4 };
+		struct rtable *rt = ip_route_output_key(net, &fl4);
+
+		if (IS_ERR(rt))
+			return id;
+		dev = rt->dst.dev;
+		dev_hold(dev);
+		ip_rt_put(rt);
+	} else {
+		struct flowi6 fl6 = {
+			.daddr		= daddr->v6,
+			.flowi6_oif	= scope_id,
+		};
+		struct dst_entry *dst;
+
+		dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+		if (IS_ERR(dst))
+			return id;
+		dev = dst->dev;
+		dev_hold(dev);
+		dst_release(dst);
+	}
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(plane, &mn->planes, list) {
+		if (plane->dev != dev || plane->family != daddr->family)
+			continue;
+		if (msk->addr.family != AF_UNSPEC &&
+		    !mrc_addr_equal_plane(&msk->addr, plane))
+			continue;
+		id = plane->id;
+		break;
+	}
+	rcu_read_unlock();
+	dev_put(dev);
+	return id;
+}
+
+static void mrc_set_initial_seq(struct mrc_sock *msk)
+{
+	msk->snd_una = get_random_u32();
+	msk->snd_nxt = msk->snd_una;
+	msk->snd_wnd_end = msk->snd_una;
+	msk->next_psn = get_random_u32();
+}
+
+static int mrc_connect_start(struct mrc_sock *msk, const struct mrc_addr *daddr,
+			     u16 dport, u32 scope_id)
+{
+	struct sock *sk = &msk->sk;
+	struct sk_buff_head queue;
+	int id, err;
+
+	if (msk->hashed || msk->dead)
+		return -EISCONN;
+	if (!msk->port) {
+		err = mrc_port_bind(msk, 0);
+		if (err)
+			return err;
+	}
+	id = mrc_plane_for_dest(msk, daddr, scope_id);
+	if (id < 0)
+		return id;
+	err = mrc_conn_alloc_rings(msk, GFP_KERNEL);
+	if (err)
+		return err;
+
+	msk->daddr = *daddr;
+	msk->dport = dport;
+	msk->syn_plane = id;
+	mrc_set_initial_seq(msk);
+	err = mrc_conn_hash(msk);
+	if (err) {
+		mrc_conn_free_rings(msk);
+		return err;
+	}
+
+	__skb_queue_head_init(&queue);
+	spin_lock_bh(&msk->lock);
+	mrc_set_state(sk, TCP_SYN_SENT);
+	msk->syn_start = ktime_get_ns();
+	msk->syn_next = msk->syn_start + MRC_RTO_INIT_NS;
+	mrc_output_syn(msk, MRC_PKT_SYN, &queue);
+	mrc_timer_update(msk);
+	spin_unlock_bh(&msk->lock);
+	mrc_xmit(sock_net(sk), &queue);
+	return 0;
+}
+
+static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
+		       int addr_len, int flags)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *msk = mrc_sk(sk);
+	const struct sockaddr_mrc *smrc = (const struct sockaddr_mrc *)uaddr;
+	struct mrc_addr daddr;
+	long timeo;
+	u16 dport;
+	int err;
+
+	err = mrc_addr_from_user(uaddr, addr_len, &daddr, &dport);
+	if (err)
+		return err;
+	if (daddr.family == AF_UNSPEC || !dport)
+		return -EINVAL;
+
+	lock_sock(sk);
+	switch (sock->state) {
+	case SS_CONNECTED:
+		err = -EISCONN;
+		goto out;
+	case SS_CONNECTING:
+		err = -EALREADY;
+		break;
+	default:
+		if (sk->sk_state != TCP_CLOSE) {
+			err = -EISCONN;
+			goto out;
+		}
+		err = mrc_connect_start(msk, &daddr, dport,
+					smrc->smrc_scope_id);
+		if (err)
+			goto out;
+		sock->state = SS_CONNECTING;
+		err = -EINPROGRESS;
+		break;
+	}
+
+	timeo = sock_sndtimeo(sk, flags & O_NONBLOCK);
+	if (READ_ONCE(sk->sk_state) == TCP_SYN_SENT) {
+		DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+		if (!timeo)
+			goto out;
+		add_wait_queue(sk_sleep(sk), &wait);
+		while (READ_ONCE(sk->sk_state) == TCP_SYN_SENT && timeo &&
+		       !signal_pending(current))
+			sk_wait_event(sk, &timeo,
+				      READ_ONCE(sk->sk_state) != TCP_SYN_SENT,
+				      &wait);
+		remove_wait_queue(sk_sleep(sk), &wait);
+		if (READ_ONCE(sk->sk_state) == TCP_SYN_SENT) {
+			err = signal_pending(current) ?
+			      sock_intr_errno(timeo) : -EINPROGRESS;
+			goto out;
+		}
+	}
+	if (READ_ONCE(sk->sk_state) != TCP_ESTABLISHED) {
+		err = sock_error(sk) ?: -ECONNREFUSED;
+		sock->state = SS_UNCONNECTED;
+		goto out;
+	}
+	sock->state = SS_CONNECTED;
+	err = 0;
+out:
+	release_sock(sk);
+	return err;
+}
+
+static int mrc_listen(struct socket *sock, int backlog)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *msk = mrc_sk(sk);
+	int err = 0;
+
+	lock_sock(sk);
+	if (sock->state != SS_UNCONNECTED ||
+	    (sk->sk_state != TCP_CLOSE && sk->sk_state != TCP_LISTEN) ||
+	    msk->hashed) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (!msk->port) {
+		err = mrc_port_bind(msk, 0);
+		if (err)
+			goto out;
+	}
+	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
+	spin_lock_bh(&msk->lock);
+	mrc_set_state(sk, TCP_LISTEN);
+	spin_unlock_bh(&msk->lock);
+out:
+	release_sock(sk);
+	return err;
+}
+
+/* A connection for a SYN, under the listener's lock, BHs off. */
+struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
+				       const struct mrc_hdr *hdr,
+				       const struct mrc_syn *syn,
+				       unsigned int len,
+				       const struct mrc_addr *saddr,
+				       struct sk_buff_head *queue)
+{
+	struct sock *lsk = &lmsk->sk;
+	struct mrc_sock *msk;
+	struct sock *sk;
+
+	sk = sk_alloc(sock_net(lsk), PF_MRC, GFP_ATOMIC, lsk->sk_prot, 0);
+	if (!sk)
+		return NULL;
+	sock_init_data(NULL, sk);
+	msk = mrc_sk(sk);
+	mrc_sock_init(sk, lsk->sk_type);
+	sk->sk_sndbuf = READ_ONCE(lsk->sk_sndbuf);
+	sk->sk_rcvbuf = READ_ONCE(lsk->sk_rcvbuf);
+	sk->sk_rcvtimeo = READ_ONCE(lsk->sk_rcvtimeo);
+	sk->sk_sndtimeo = READ_ONCE(lsk->sk_sndtimeo);
+	sk->sk_userlocks = lsk->sk_userlocks;
+
+	msk->port = lmsk->port;
+	msk->addr = lmsk->addr;
+	msk->dport = ntohs(syn->src_port);
+	msk->daddr = *saddr;
+	msk->syn_plane = plane_id;
+	msk->rcid = ntohl(hdr->src_cid);
+	if (mrc_conn_alloc_rings(msk, GFP_ATOMIC) ||
+	    mrc_conn_set_planes(msk, syn, len))
+		goto err_free;
+	mrc_set_initial_seq(msk);
+	msk->snd_wnd_end = msk->snd_nxt +
+			   min_t(u32, ntohl(syn->window), MRC_RING_SIZE);
+	msk->rcv_nxt = ntohl(hdr->dsn);
+	msk->rcv_wnd_end = msk->rcv_nxt;
+	mrc_rcv_update_window(msk);
+	msk->last_progress = ktime_get_ns();
+	mrc_set_state(sk, TCP_ESTABLISHED);
+
+	/* Nobody sees the child before it is hashed: no lock needed. */
+	if (mrc_conn_hash(msk))
+		goto err_free;
+	spin_lock(&msk->lock);
+	mrc_output_syn(msk, MRC_PKT_SYN_ACK, queue);
+	spin_unlock(&msk->lock);
+	mrc_conn_hash_peer(msk);
+
+	msk->parent = lmsk;
+	list_add_tail(&msk->accept_node, &lmsk->accept_queue);
+	sk_acceptq_added(lsk);
+	return msk;
+
+err_free:
+	sk_free(sk);
+	return NULL;
+}
+
+static struct mrc_sock *mrc_accept_dequeue(struct mrc_sock *lmsk)
+{
+	struct mrc_sock *msk;
+
+	spin_lock_bh(&lmsk->lock);
+	msk = list_first_entry_or_null(&lmsk->accept_queue, struct mrc_sock,
+				       accept_node);
+	if (msk) {
+		list_del_init(&msk->accept_node);
+		sk_acceptq_removed(&lmsk->sk);
+		msk->parent = NULL;
+	}
+	spin_unlock_bh(&lmsk->lock);
+	return msk;
+}
+
+static int __mrc_accept(struct socket *sock, struct socket *newsock,
+			int flags)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = sock->sk;
+	struct mrc_sock *lmsk = mrc_sk(sk), *msk;
+	long timeo;
+	int err = 0;
+
+	lock_sock(sk);
+	if (sk->sk_state != TCP_LISTEN) {
+		err = -EINVAL;
+		goto out;
+	}
+	timeo = sock_rcvtimeo(sk, flags & O_NONBLOCK);
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (!(msk = mrc_accept_dequeue(lmsk))) {
+		if (sk->sk_state != TCP_LISTEN) {
+			err = -EINVAL;
+			break;
+		}
+		if (!timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(timeo);
+			break;
+		}
+		sk_wait_event(sk, &timeo,
+			      !list_empty_careful(&lmsk->accept_queue) ||
+			      READ_ONCE(sk->sk_state) != TCP_LISTEN, &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	if (err)
+		goto out;
+
+	sock_graft(&msk->sk, newsock);
+	newsock->state = SS_CONNECTED;
+out:
+	release_sock(sk);
+	return err;
+}
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+static int mrc_accept(struct socket *sock, struct socket *newsock,
+		      struct proto_accept_arg *arg)
+{
+	return __mrc_accept(sock, newsock, arg->flags);
+}
+#else
+static int mrc_accept(struct socket *sock, struct socket *newsock, int flags,
+		      bool kern)
+{
+	return __mrc_accept(sock, newsock, flags);
+}
+#endif
+
+/* Cut @len bytes of @msg into DATA packets of at most one MSS. */
+static int mrc_cut(struct mrc_sock *msk, struct msghdr *msg, size_t len,
+		   bool message, struct sk_buff_head *pkts)
+{
+	struct sock *sk = &msk->sk;
+	size_t done = 0;
+
+	do {
+		size_t n = min_t(size_t, len - done, msk->mss);
+		struct mrc_skb_cb *cb;
+		struct sk_buff *skb;
+
+		skb = mrc_alloc_skb(n, sk->sk_allocation);
+		if (!skb)
+			goto err;
+		if (!copy_from_iter_full(skb_put(skb, n), n, &msg->msg_iter)) {
+			kfree_skb(skb);
+			__skb_queue_purge(pkts);
+			return -EFAULT;
+		}
+		cb = MRC_SKB_CB(skb);
+		memset(cb, 0, sizeof(*cb));
+		cb->len = n;
+		if (message) {
+			cb->msg_id = msk->snd_msg_id;
+			cb->offset = done;
+			if (done + n == len)
+				cb->flags = MRC_F_LAST;
+		} else {
+			cb->offset = msk->snd_offset + done;
+		}
+		__skb_queue_tail(pkts, skb);
+		done += n;
+	} while (done < len);
+	return 0;
+err:
+	__skb_queue_purge(pkts);
+	return -ENOBUFS;
+}
+
+static void mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts)
+{
+	struct sk_buff_head queue;
+
+	__skb_queue_head_init(&queue);
+	spin_lock_bh(&msk->lock);
+	mrc_output_queue(msk, pkts);
+	mrc_output_push(msk, &queue);
+	mrc_timer_update(msk);
+	spin_unlock_bh(&msk->lock);
+	mrc_xmit(sock_net(&msk->sk), &queue);
+}
+
+/* Wait until @bytes fit in the send buffer, or an error. */
+static int mrc_wait_sndbuf(struct mrc_sock *msk, int bytes, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &msk->sk;
+	int err = 0;
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	for (;;) {
+		if (sk->sk_err) {
+			err = sock_error(sk);
+			break;
+		}
+		if (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN ||
+		    READ_ONCE(sk->sk_state) != TCP_ESTABLISHED) {
+			err = -EPIPE;
+			break;
+		}
+		if (mrc_sndbuf_free(msk) >= bytes)
+			break;
+		if (!*timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(*timeo);
+			break;
+		}
+		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		sk_wait_event(sk, timeo, mrc_sndbuf_free(msk) >= bytes ||
+			      READ_ONCE(sk->sk_err) ||
+			      READ_ONCE(sk->sk_state) != TCP_ESTABLISHED, &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return err;
+}
+
+static int mrc_send_check(struct socket *sock, struct sock *sk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+	if (READ_ONCE(sk->sk_state) == TCP_SYN_SENT) {
+		add_wait_queue(sk_sleep(sk), &wait);
+		while (READ_ONCE(sk->sk_state) == TCP_SYN_SENT && *timeo &&
+		       !signal_pending(current))
+			sk_wait_event(sk, timeo,
+				      READ_ONCE(sk->sk_state) != TCP_SYN_SENT,
+				      &wait);
+		remove_wait_queue(sk_sleep(sk), &wait);
+		if (READ_ONCE(sk->sk_state) == TCP_SYN_SENT)
+			return signal_pending(current) ?
+			       sock_intr_errno(*timeo) : -EAGAIN;
+	}
+	if (sk->sk_err)
+		return sock_error(sk);
+	if (sk->sk_shutdown & SEND_SHUTDOWN)
+		return -EPIPE;
+	if (sk->sk_state != TCP_ESTABLISHED)
+		return mrc_sk(sk)->lcid ? -EPIPE : -ENOTCONN;
+	return 0;
+}
+
+static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
+			      size_t len)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *msk = mrc_sk(sk);
+	bool message = sk->sk_type == SOCK_SEQPACKET;
+	long timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	struct sk_buff_head pkts;
+	size_t sent = 0;
+	int err;
+
+	err = mrc_send_check(sock, sk, &timeo);
+	if (err)
+		return err;
+
+	__skb_queue_head_init(&pkts);
+	if (message) {
+		u64 cost = (u64)max_t(size_t, DIV_ROUND_UP(len, msk->mss), 1) *
+			   mrc_pkt_truesize(msk);
+
+		if (cost > READ_ONCE(sk->sk_sndbuf))
+			return -EMSGSIZE;
+		err = mrc_wait_sndbuf(msk, cost, &timeo);
+		if (err)
+			return err;
+		err = mrc_cut(msk, msg, len, true, &pkts);
+		if (err)
+			return err;
+		msk->snd_msg_id++;
+		mrc_send_pkts(msk, &pkts);
+		return len;
+	}
+
+	while (sent < len) {
+		int room, n;
+
+		err = mrc_wait_sndbuf(msk, mrc_pkt_truesize(msk), &timeo);
+		if (err)
+			break;
+		room = mrc_sndbuf_free(msk) / mrc_pkt_truesize(msk);
+		n = min_t(size_t, len - sent,
+			  (size_t)min(room, 64) * msk->mss);
+		err = mrc_cut(msk, msg, n, false, &pkts);
+		if (err)
+			break;
+		msk->snd_offset += n;
+		sent += n;
+		mrc_send_pkts(msk, &pkts);
+	}
+	return sent ?: err;
+}
+
+static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	struct sock *sk = sock->sk;
+	int ret;
+
+	if (msg->msg_flags & MSG_OOB)
+		return -EOPNOTSUPP;
+	lock_sock(sk);
+	ret = mrc_sendmsg_locked(sock, msg, len);
+	release_sock(sk);
+	if (ret == -EPIPE && !(msg->msg_flags & MSG_NOSIGNAL))
+		send_sig(SIGPIPE, current, 0);
+	return ret;
+}
+
+/* Tell the peer when reading made room; called after reading. */
+static void mrc_recv_done(struct mrc_sock *msk)
+{
+	struct sk_buff_head queue;
+
+	__skb_queue_head_init(&queue);
+	spin_lock_bh(&msk->lock);
+	if (!msk->dead && msk->rcv_ring && mrc_rcv_window_grew(msk))
+		mrc_output_ack(msk, &queue);
+	spin_unlock_bh(&msk->lock);
+	mrc_xmit(sock_net(&msk->sk), &queue);
+}
+
+static struct sk_buff *mrc_rcv_next(struct mrc_sock *msk, struct sk_buff *skb)
+{
+	struct sk_buff_head *q = &msk->sk.sk_receive_queue;
+	struct sk_buff *next;
+
+	spin_lock_bh(&msk->lock);
+	next = skb ? skb_peek_next(skb, q) : skb_peek(q);
+	spin_unlock_bh(&msk->lock);
+	return next;
+}
+
+/* The reader is done with @n more bytes of the head packet. */
+static void mrc_rcv_consume(struct mrc_sock *msk, struct sk_buff *skb,
+			    unsigned int n)
+{
+	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
+	bool done;
+
+	spin_lock_bh(&msk->lock);
+	cb->consumed += n;
+	done = cb->consumed >= skb->len;
+	if (done) {
+		__skb_unlink(skb, &msk->sk.sk_receive_queue);
+		if (cb->flags & MRC_F_LAST)
+			WRITE_ONCE(msk->rcv_msgs, msk->rcv_msgs - 1);
+	}
+	spin_unlock_bh(&msk->lock);
+	if (done)
+		kfree_skb(skb);
+}
+
+/* Sleep until the receive queue changes; 0 or an error to return. */
+static int mrc_rcv_wait(struct sock *sk, long *timeo, struct sk_buff *last)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+	if (!*timeo)
+		return -EAGAIN;
+	if (signal_pending(current))
+		return sock_intr_errno(*timeo);
+	add_wait_queue(sk_sleep(sk), &wait);
+	sk_wait_event(sk, timeo,
+		      skb_peek_tail(&sk->sk_receive_queue) != last ||
+		      READ_ONCE(sk->sk_err) ||
+		      READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN, &wait);
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return 0;
+}
+
+static int mrc_recv_stream(struct mrc_sock *msk, struct msghdr *msg,
+			   size_t len, int flags, long timeo)
+{
+	struct sock *sk = &msk->sk;
+	int target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
+	bool peek = flags & MSG_PEEK;
+	struct sk_buff *skb = NULL;
+	size_t copied = 0;
+	int err = 0;
+
+	while (copied < len) {
+		struct sk_buff *next = mrc_rcv_next(msk, peek ? skb : NULL);
+		unsigned int start, n;
+
+		if (!next) {
+			if (copied >= target)
+				break;
+			if (sk->sk_err) {
+				err = sock_error(sk);
+				break;
+			}
+			if (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)
+				break;
+			err = mrc_rcv_wait(sk, &timeo,
+					   peek ? skb : NULL);
+			if (err)
+				break;
+			continue;
+		}
+		skb = next;
+		start = MRC_SKB_CB(skb)->consumed;
+		n = min_t(size_t, skb->len - start, len - copied);
+		if (skb_copy_datagram_msg(skb, start, msg, n)) {
+			err = -EFAULT;
+			break;
+		}
+		copied += n;
+		if (!peek)
+			mrc_rcv_consume(msk, skb, n);
+	}
+	return copied ?: err;
+}
+
+static bool mrc_rcv_window_full(struct mrc_sock *msk)
+{
+	return atomic_read(&msk->sk.sk_rmem_alloc) + mrc_pkt_truesize(msk) >
+	       READ_ONCE(msk->sk.sk_rcvbuf);
+}
+
+/*
+ * One message per call.  A blocking reader takes a message as it arrives;
+ * a non-blocking one waits until it is whole, or until it fills the
+ * receive buffer and must be delivered in parts (without MSG_EOR).
+ */
+static int mrc_recv_message(struct mrc_sock *msk, struct msghdr *msg,
+			    size_t len, int flags, long timeo)
+{
+	struct sock *sk = &msk->sk;
+	bool peek = flags & MSG_PEEK;
+	struct sk_buff *skb = NULL, *next;
+	size_t copied = 0, msglen = 0;
+	bool eor = false;
+	int err = 0;
+
+	for (;;) {
+		next = mrc_rcv_next(msk, peek ? skb : NULL);
+		if (next && !skb && timeo == 0 && !READ_ONCE(msk->rcv_msgs) &&
+		    !msk->rcv_in_msg && !mrc_rcv_window_full(msk))
+			next = NULL;	/* not whole yet */
+		if (!next) {
+			if (skb && (peek || !timeo))
+				break;	/* a part is all there is */
+			if (sk->sk_err && !msglen) {
+				err = sock_error(sk);
+				break;
+			}
+			if (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)
+				break;
+			err = mrc_rcv_wait(sk, &timeo, skb_peek_tail(
+						   &sk->sk_receive_queue));
+			if (err)
+				break;
+			continue;
+		}
+		skb = next;
+		if (copied < len) {
+			unsigned int n = min_t(size_t, skb->len, len - copied);
+
+			if (skb_copy_datagram_msg(skb, 0, msg, n)) {
+				err = -EFAULT;
+				break;
+			}
+			copied += n;
+		}
+		msglen += skb->len;
+		eor = MRC_SKB_CB(skb)->flags & MRC_F_LAST;
+		if (!peek)
+			mrc_rcv_consume(msk, skb, skb->len);
+		if (eor)
+			break;
+	}
+	if (!peek && (copied || msglen || eor))
+		msk->rcv_in_msg = !eor;
+	if (err && !msglen)
+		return err;
+	if (eor)
+		msg->msg_flags |= MSG_EOR;
+	if (msglen > copied)
+		msg->msg_flags |= MSG_TRUNC;
+	return flags & MSG_TRUNC ? msglen : copied;
+}
+
+static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
+		       int flags)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *msk = mrc_sk(sk);
+	long timeo;
+	int ret;
+
+	if (flags & (MSG_OOB | MSG_ERRQUEUE))
+		return -EOPNOTSUPP;
+	lock_sock(sk);
+	if (sk->sk_state == TCP_LISTEN ||
+	    (sk->sk_state != TCP_ESTABLISHED &&
+	     skb_queue_empty(&sk->sk_receive_queue) && !msk->lcid)) {
+		ret = -ENOTCONN;
+		goto out;
+	}
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	if (sk->sk_type == SOCK_SEQPACKET)
+		ret = mrc_recv_message(msk, msg, len, flags, timeo);
+	else
+		ret = mrc_recv_stream(msk, msg, len, flags, timeo);
+	if (ret > 0 && !(flags & MSG_PEEK))
+		mrc_recv_done(msk);
+out:
+	release_sock(sk);
+	return ret;
+}
+
+static bool mrc_readable(const struct mrc_sock *msk)
+{
+	const struct sock *sk = &msk->sk;
+
+	if (skb_queue_empty_lockless(&sk->sk_receive_queue))
+		return false;
+	return sk->sk_type == SOCK_STREAM || READ_ONCE(msk->rcv_msgs) ||
+	       msk->rcv_in_msg || mrc_rcv_window_full((struct mrc_sock *)msk);
+}
+
+static __poll_t mrc_poll(struct file *file, struct socket *sock,
+			 poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *msk = mrc_sk(sk);
+	__poll_t mask = 0;
+	u8 shutdown;
+	int state;
+
+	sock_poll_wait(file, sock, wait);
+	state = READ_ONCE(sk->sk_state);
+	if (state == TCP_LISTEN)
+		return list_empty_careful(&msk->accept_queue) ? 0 :
+		       EPOLLIN | EPOLLRDNORM;
+
+	shutdown = READ_ONCE(sk->sk_shutdown);
+	if (READ_ONCE(sk->sk_err))
+		mask |= EPOLLERR;
+	if (shutdown == SHUTDOWN_MASK || state == TCP_CLOSE)
+		mask |= EPOLLHUP;
+	if (shutdown & RCV_SHUTDOWN)
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
+	if (mrc_readable(msk))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (state == TCP_SYN_SENT)
+		return mask;
+	if (state == TCP_ESTABLISHED && !(shutdown & SEND_SHUTDOWN)) {
+		if (mrc_writable(msk)) {
+			mask |= EPOLLOUT | EPOLLWRNORM;
+		} else {
+			set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+			/* Freed space may have come before the flag. */
+			smp_mb__after_atomic();
+			if (mrc_writable(msk))
+				mask |= EPOLLOUT | EPOLLWRNORM;
+		}
+	} else if (state == TCP_CLOSE || shutdown & SEND_SHUTDOWN) {
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	}
+	return mask;
+}
+
+static void mrc_listen_stop(struct mrc_sock *lmsk);
+
+/* Queue the FIN after everything sent; under the socket lock. */
+static void mrc_send_fin(struct mrc_sock *msk)
+{
+	struct sk_buff_head pkts;
+	struct sk_buff *skb;
+
+	if (msk->fin_queued || msk->sk.sk_state != TCP_ESTABLISHED)
+		return;
+	skb = mrc_alloc_skb(0, GFP_KERNEL | __GFP_NOFAIL);
+	memset(MRC_SKB_CB(skb), 0, sizeof(struct mrc_skb_cb));
+	MRC_SKB_CB(skb)->flags = MRC_F_FIN;
+	MRC_SKB_CB(skb)->offset = msk->snd_offset;
+	MRC_SKB_CB(skb)->msg_id = msk->snd_msg_id;
+	msk->fin_queued = true;
+	__skb_queue_head_init(&pkts);
+	__skb_queue_tail(&pkts, skb);
+	mrc_send_pkts(msk, &pkts);
+}
+
+static int mrc_shutdown(struct socket *sock, int how)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *msk = mrc_sk(sk);
+	int err = 0;
+
+	if (how < SHUT_RD || how > SHUT_RDWR)
+		return -EINVAL;
+	how++;	/* SHUT_RD to RCV_SHUTDOWN, and so on */
+
+	lock_sock(sk);
+	if (sk->sk_state == TCP_LISTEN) {
+		mrc_listen_stop(msk);
+		goto out;
+	}
+	if (sock->state != SS_CONNECTED) {
+		err = -ENOTCONN;
+		goto out;
+	}
+	if (how & SEND_SHUTDOWN)
+		mrc_send_fin(msk);
+	spin_lock_bh(&msk->lock);
+	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | how);
+	spin_unlock_bh(&msk->lock);
+	sk->sk_state_change(sk);
+out:
+	release_sock(sk);
+	return err;
+}
+
+/* Abort with RST; the peer sees ECONNRESET. */
+static void mrc_abort(struct mrc_sock *msk, int err)
+{
+	struct sk_buff_head queue;
+
+	__skb_queue_head_init(&queue);
+	spin_lock_bh(&msk->lock);
+	if (msk->hashed && !msk->dead) {
+		mrc_output_rst(msk, &queue);
+		mrc_conn_done(msk, err);
+	}
+	spin_unlock_bh(&msk->lock);
+	mrc_xmit(sock_net(&msk->sk), &queue);
+}
+
+/* Stop listening: connections not yet accepted are reset. */
+static void mrc_listen_stop(struct mrc_sock *lmsk)
+{
+	struct mrc_sock *msk;
+
+	spin_lock_bh(&lmsk->lock);
+	mrc_set_state(&lmsk->sk, TCP_CLOSE);
+	spin_unlock_bh(&lmsk->lock);
+	while ((msk = mrc_accept_dequeue(lmsk))) {
+		mrc_abort(msk, 0);
+		sock_put(&msk->sk);	/* the accept queue's */
+	}
+	lmsk->sk.sk_state_change(&lmsk->sk);
+}
+
+/* Wait for the peer to acknowledge all we sent, for SO_LINGER. */
+static void mrc_linger(struct mrc_sock *msk)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &msk->sk;
+	long timeo = sk->sk_lingertime;
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (timeo && !signal_pending(current) &&
+	       !READ_ONCE(msk->fin_acked) && !READ_ONCE(msk->dead))
+		sk_wait_event(sk, &timeo, READ_ONCE(msk->fin_acked) ||
+			      READ_ONCE(msk->dead), &wait);
+	remove_wait_queue(sk_sleep(sk), &wait);
 }
 
 static int mrc_release(struct socket *sock)
 {
 	struct sock *sk = sock->sk;
+	struct mrc_sock *msk;
 
 	if (!sk)
 		return 0;
-
-	mrc_pernet_unlink_sock(mrc_sk(sk));
-	mrc_port_unbind(mrc_sk(sk));
+	msk = mrc_sk(sk);
 
 	lock_sock(sk);
+	if (sk->sk_state == TCP_LISTEN) {
+		mrc_listen_stop(msk);
+	} else if (msk->hashed && !msk->dead) {
+		/* Unread data, or linger 0: the peer must know it is lost. */
+		if ((sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime) ||
+		    !skb_queue_empty(&sk->sk_receive_queue) ||
+		    sk->sk_state != TCP_ESTABLISHED) {
+			mrc_abort(msk, 0);
+		} else {
+			mrc_send_fin(msk);
+			if (sock_flag(sk, SOCK_LINGER))
+				mrc_linger(msk);
+		}
+	}
+	mrc_port_unbind(msk);
+
+	spin_lock_bh(&msk->lock);
 	sock_orphan(sk);
-	sk->sk_shutdown = SHUTDOWN_MASK;
+	msk->closed = true;
+	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+	mrc_conn_check_end(msk);
+	mrc_timer_update(msk);
+	spin_unlock_bh(&msk->lock);
 	release_sock(sk);
 
-	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
 	sock->sk = NULL;
 	sock_put(sk);
 	return 0;
@@ -195,25 +1158,21 @@ static int mrc_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 	return -ENOIOCTLCMD;
 }
 
-/*
- * Both socket types share one core; they differ in whether message
- * boundaries are kept.  Calls that the transport does not offer yet fail
- * with EOPNOTSUPP, as for any family that lacks them.
- */
 #define MRC_PROTO_OPS_COMMON			\
 	.family		= PF_MRC,		\
 	.owner		= THIS_MODULE,		\
 	.release	= mrc_release,		\
 	.bind		= mrc_bind,		\
-	.connect	= sock_no_connect,	\
+	.connect	= mrc_connect,		\
 	.socketpair	= sock_no_socketpair,	\
-	.accept		= sock_no_accept,	\
+	.accept		= mrc_accept,		\
 	.getname	= mrc_getname,		\
+	.poll		= mrc_poll,		\
 	.ioctl		= mrc_ioctl,		\
-	.listen		= sock_no_listen,	\
-	.shutdown	= sock_no_shutdown,	\
-	.sendmsg	= sock_no_sendmsg,	\
-	.recvmsg	= sock_no_recvmsg,	\
+	.listen		= mrc_listen,		\
+	.shutdown	= mrc_shutdown,		\
+	.sendmsg	= mrc_sendmsg,		\
+	.recvmsg	= mrc_recvmsg,		\
 	.mmap		= sock_no_mmap
 
 static const struct proto_ops mrc_stream_ops = {
@@ -248,11 +1207,8 @@ static int mrc_create(struct net *net, struct socket *sock, int protocol,
 		return -ENOMEM;
 
 	sock_init_data(sock, sk);
-	sk->sk_protocol = protocol;
+	mrc_sock_init(sk, sock->type);
 	sock->state = SS_UNCONNECTED;
-
-	sock_prot_inuse_add(net, &mrc_proto, 1);
-	mrc_pernet_link_sock(mrc_sk(sk));
 	return 0;
 }
 

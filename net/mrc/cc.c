@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MRC: round-trip times and congestion windows, per plane of a
+ * connection.  Called under msk->lock.
+ *
+ * Copyright (C) 2026 The MRC for Linux authors
+ */
+
+#include "mrc.h"
+
+/* RFC 6298 smoothing, in microseconds. */
+void mrc_cc_rtt_sample(struct mrc_conn_plane *cp, u32 rtt_us)
+{
+	u32 delta;
+
+	if (!cp->srtt_us) {
+		cp->srtt_us = rtt_us;
+		cp->rttvar_us = rtt_us / 2;
+		return;
+	}
+	delta = abs((s32)(cp->srtt_us - rtt_us));
+	cp->rttvar_us = (3 * cp->rttvar_us + delta) / 4;
+	cp->srtt_us = (7 * cp->srtt_us + rtt_us) / 8;
+}
+
+u64 mrc_srtt_ns(const struct mrc_conn_plane *cp)
+{
+	return cp->srtt_us ? (u64)cp->srtt_us * NSEC_PER_USEC :
+			     MRC_RTO_INIT_NS;
+}
+
+/* Slack for reordering inside a plane before a gap counts as loss. */
+u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp)
+{
+	return max_t(u64, mrc_srtt_ns(cp) / 4, MRC_REORDER_MIN_NS);
+}
+
+/*
+ * The retransmission timeout of a plane: microseconds on a fabric, not
+ * the hundreds of milliseconds of TCP's floor.
+ */
+u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
+{
+	u64 rto;
+
+	if (!cp->srtt_us)
+		rto = MRC_RTO_INIT_NS;
+	else
+		rto = ((u64)cp->srtt_us + 4 * (u64)cp->rttvar_us) *
+		      NSEC_PER_USEC;
+	rto = clamp_t(u64, rto, MRC_RTO_MIN_NS, MRC_RTO_MAX_NS);
+	return min_t(u64, rto << min_t(u32, msk->backoff, 10), MRC_RTO_MAX_NS);
+}
+
+void mrc_cc_on_ack(struct mrc_conn_plane *cp)
+{
+	if (cp->cwnd < cp->ssthresh) {
+		cp->cwnd++;
+	} else if (++cp->acked >= cp->cwnd) {
+		cp->acked = 0;
+		cp->cwnd++;
+	}
+	cp->cwnd = min_t(u32, cp->cwnd, MRC_RING_SIZE);
+}
+
+/* One reduction per round trip: losses of packets sent before it count once. */
+void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn)
+{
+	if (mrc_before(psn, cp->recovery_psn))
+		return;
+	cp->recovery_psn = msk->next_psn;
+	cp->ssthresh = max_t(u32, cp->cwnd / 2, MRC_MIN_CWND);
+	cp->cwnd = cp->ssthresh;
+	cp->acked = 0;
+}

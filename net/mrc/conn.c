@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MRC: connection state: ids and lookup, the planes and entropy values a
+ * connection uses, and its end.
+ *
+ * Copyright (C) 2026 The MRC for Linux authors
+ */
+
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+#include <net/udp.h>
+
+#include "mrc.h"
+#include "protocol.h"
+
+void mrc_conn_init(struct mrc_sock *msk)
+{
+	int i;
+
+	spin_lock_init(&msk->lock);
+	skb_queue_head_init(&msk->write_queue);
+	INIT_LIST_HEAD(&msk->rtx_queue);
+	INIT_LIST_HEAD(&msk->accept_queue);
+	INIT_LIST_HEAD(&msk->accept_node);
+	for (i = 0; i < MRC_MAX_PLANES; i++)
+		INIT_LIST_HEAD(&msk->planes[i].inflight);
+	INIT_WORK(&msk->destroy_work, mrc_conn_destroy_work);
+	mrc_timer_init(msk);
+}
+
+/* The rings are bounded by MRC_RING_SIZE, whoever asks for them. */
+int mrc_conn_alloc_rings(struct mrc_sock *msk, gfp_t gfp)
+{
+	msk->snd_ring = kcalloc(MRC_RING_SIZE, sizeof(*msk->snd_ring), gfp);
+	msk->rcv_ring = kcalloc(MRC_RING_SIZE, sizeof(*msk->rcv_ring), gfp);
+	msk->rcv_map = bitmap_zalloc(MRC_RING_SIZE, gfp);
+	if (msk->snd_ring && msk->rcv_ring && msk->rcv_map)
+		return 0;
+	mrc_conn_free_rings(msk);
+	return -ENOMEM;
+}
+
+void mrc_conn_free_rings(struct mrc_sock *msk)
+{
+	kfree(msk->snd_ring);
+	kfree(msk->rcv_ring);
+	bitmap_free(msk->rcv_map);
+	msk->snd_ring = NULL;
+	msk->rcv_ring = NULL;
+	msk->rcv_map = NULL;
+}
+
+static struct mrc_sock *mrc_conn_find(struct mrc_net *mn, u32 lcid)
+{
+	struct mrc_sock *msk;
+
+	hash_for_each_possible_rcu(mn->conns, msk, cid_node, lcid)
+		if (msk->lcid == lcid)
+			return msk;
+	return NULL;
+}
+
+/* Give the connection a fresh random id and make it visible to input. */
+int mrc_conn_hash(struct mrc_sock *msk)
+{
+	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
+	int tries;
+	u32 lcid;
+
+	spin_lock_bh(&mn->conns_lock);
+	for (tries = 0; tries < 16; tries++) {
+		lcid = get_random_u32();
+		if (lcid && !mrc_conn_find(mn, lcid))
+			break;
+	}
+	if (tries == 16) {
+		spin_unlock_bh(&mn->conns_lock);
+		return -EADDRNOTAVAIL;
+	}
+	msk->lcid = lcid;
+	sock_hold(&msk->sk);
+	msk->hashed = true;
+	hash_add_rcu(mn->conns, &msk->cid_node, lcid);
+	spin_unlock_bh(&mn->conns_lock);
+	return 0;
+}
+
+/* Once the peer's id is known: lets a repeated SYN find its connection. */
+void mrc_conn_hash_peer(struct mrc_sock *msk)
+{
+	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
+
+	spin_lock_bh(&mn->conns_lock);
+	if (msk->hashed && hlist_unhashed(&msk->rcid_node))
+		hash_add_rcu(mn->conns_by_peer, &msk->rcid_node, msk->rcid);
+	spin_unlock_bh(&mn->conns_lock);
+}
+
+static void mrc_conn_unhash(struct mrc_sock *msk)
+{
+	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
+	bool hashed;
+
+	spin_lock_bh(&mn->conns_lock);
+	hashed = msk->hashed;
+	if (hashed) {
+		hash_del_rcu(&msk->cid_node);
+		if (!hlist_unhashed(&msk->rcid_node))
+			hash_del_rcu(&msk->rcid_node);
+		msk->hashed = false;
+	}
+	spin_unlock_bh(&mn->conns_lock);
+	if (hashed)
+		sock_put(&msk->sk);
+}
+
+/* Called under RCU; the socket is freed after a grace period. */
+struct mrc_sock *mrc_conn_lookup(struct mrc_net *mn, u32 lcid)
+{
+	struct mrc_sock *msk = mrc_conn_find(mn, lcid);
+
+	if (msk && !refcount_inc_not_zero(&msk->sk.sk_refcnt))
+		msk = NULL;
+	return msk;
+}
+
+bool mrc_addr_equal(const struct mrc_addr *a, const struct mrc_addr *b)
+{
+	if (a->family != b->family)
+		return false;
+	if (a->family == AF_INET)
+		return a->v4 == b->v4;
+	return ipv6_addr_equal(&a->v6, &b->v6);
+}
+
+bool mrc_addr_equal_plane(const struct mrc_addr *a,
+			  const struct mrc_plane *plane)
+{
+	if (a->family != plane->family)
+		return false;
+	if (a->family == AF_INET)
+		return a->v4 == plane->addr4;
+	return ipv6_addr_equal(&a->v6, &plane->addr6);
+}
+
+/* A connection made from an earlier copy of the same SYN, under RCU. */
+struct mrc_sock *mrc_conn_lookup_peer(struct mrc_net *mn, u32 rcid,
+				      u16 rport, const struct mrc_addr *raddr)
+{
+	struct mrc_sock *msk;
+
+	hash_for_each_possible_rcu(mn->conns_by_peer, msk, rcid_node, rcid) {
+		if (msk->rcid != rcid || msk->dport != rport ||
+		    !mrc_addr_equal(&msk->daddr, raddr))
+			continue;
+		if (refcount_inc_not_zero(&msk->sk.sk_refcnt))
+			return msk;
+	}
+	return NULL;
+}
+
+/* Every plane of the namespace, whatever its state: it may come up later. */
+int mrc_conn_fill_planes(struct mrc_sock *msk, struct mrc_syn *syn,
+			 int max_planes)
+{
+	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
+	struct mrc_syn_plane *sp;
+	struct mrc_plane *plane;
+	int n = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(plane, &mn->planes, list) {
+		if (n == max_planes)
+			break;
+		sp = &syn->planes[n++];
+		memset(sp, 0, sizeof(*sp));
+		sp->id = plane->id;
+		if (plane->family == AF_INET) {
+			sp->family = 4;
+			memcpy(sp->addr, &plane->addr4, sizeof(plane->addr4));
+		} else {
+			sp->family = 6;
+			memcpy(sp->addr, &plane->addr6, sizeof(plane->addr6));
+		}
+	}
+	rcu_read_unlock();
+	syn->nr_planes = n;
+	syn->max_payload = htons(mrc_conn_local_mss(mn));
+	return n;
+}
+
+/* Largest payload that every plane of the namespace carries. */
+u16 mrc_conn_local_mss(struct mrc_net *mn)
+{
+	struct mrc_plane *plane;
+	u32 mss = U16_MAX, hlen;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(plane, &mn->planes, list) {
+		hlen = (plane->family == AF_INET ? sizeof(struct iphdr) :
+			sizeof(struct ipv6hdr)) + sizeof(struct udphdr) +
+		       sizeof(struct mrc_hdr);
+		mss = min(mss, READ_ONCE(plane->dev->mtu) - hlen);
+	}
+	rcu_read_unlock();
+	return max(mss, 256U);
+}
+
+static void mrc_conn_draw_evs(struct mrc_sock *msk, int nr_shared)
+{
+	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
+	u32 per_plane, total = 0, i, j;
+	struct mrc_plane *plane;
+	u16 *ev = msk->evs;
+	int id;
+
+	rcu_read_lock();
+	for (id = 0; id < MRC_MAX_PLANES; id++) {
+		struct mrc_conn_plane *cp = &msk->planes[id];
+
+		if (!(msk->plane_mask & BIT(id)))
+			continue;
+		plane = rcu_dereference(mn->plane_by_id[id]);
+		per_plane = plane ? mrc_plane_evs(plane) : mn->default_evs;
+		per_plane = clamp_t(u32, per_plane, 1, MRC_MAX_EVS / nr_shared);
+		cp->evs = ev;
+		cp->nr_evs = per_plane;
+		cp->next_ev = 0;
+		for (i = 0; i < per_plane; i++) {
+			u16 v;
+again:
+			v = MRC_EV_MIN + get_random_u32_below(U16_MAX -
+							      MRC_EV_MIN + 1);
+			for (j = 0; j < total + i; j++)
+				if (msk->evs[j] == v)
+					goto again;
+			ev[i] = v;
+		}
+		ev += per_plane;
+		total += per_plane;
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * Take the peer's planes from its SYN or SYN_ACK: the connection uses
+ * every plane id that both sides have, with the same address family.
+ */
+int mrc_conn_set_planes(struct mrc_sock *msk, const struct mrc_syn *syn,
+			unsigned int len)
+{
+	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
+	unsigned int i, nr = syn->nr_planes;
+	int nr_shared = 0;
+
+	if (len < struct_size(syn, planes, nr))
+		return -EINVAL;
+
+	msk->plane_mask = 0;
+	rcu_read_lock();
+	for (i = 0; i < nr; i++) {
+		const struct mrc_syn_plane *sp = &syn->planes[i];
+		struct mrc_conn_plane *cp;
+		struct mrc_plane *plane;
+
+		if (sp->id >= MRC_MAX_PLANES || msk->plane_mask & BIT(sp->id))
+			continue;
+		plane = rcu_dereference(mn->plane_by_id[sp->id]);
+		if (!plane)
+			continue;
+		cp = &msk->planes[sp->id];
+		memset(&cp->raddr, 0, sizeof(cp->raddr));
+		if (sp->family == 4 && plane->family == AF_INET) {
+			cp->raddr.family = AF_INET;
+			memcpy(&cp->raddr.v4, sp->addr, sizeof(cp->raddr.v4));
+		} else if (sp->family == 6 && plane->family == AF_INET6) {
+			cp->raddr.family = AF_INET6;
+			memcpy(&cp->raddr.v6, sp->addr, sizeof(cp->raddr.v6));
+		} else {
+			continue;
+		}
+		msk->plane_mask |= BIT(sp->id);
+		nr_shared++;
+	}
+	rcu_read_unlock();
+	if (!nr_shared)
+		return -ENETUNREACH;
+
+	msk->mss = min_t(u32, mrc_conn_local_mss(mn), ntohs(syn->max_payload));
+	msk->mss = max(msk->mss, 256U);
+	mrc_conn_draw_evs(msk, nr_shared);
+	for (i = 0; i < MRC_MAX_PLANES; i++) {
+		msk->planes[i].cwnd = MRC_INIT_CWND;
+		msk->planes[i].ssthresh = MRC_RING_SIZE;
+	}
+	return 0;
+}
+
+/*
+ * Once the user closed the socket, the connection lives until the peer
+ * acknowledged everything and sent its own FIN, then lingers briefly to
+ * answer a repeated FIN.  Called under msk->lock.
+ */
+void mrc_conn_check_end(struct mrc_sock *msk)
+{
+	u64 now = ktime_get_ns();
+
+	lockdep_assert_held(&msk->lock);
+	if (msk->dead || !msk->closed || !msk->fin_acked ||
+	    msk->sk.sk_state != TCP_ESTABLISHED)
+		return;
+	if (msk->fin_rcvd) {
+		if (!msk->time_wait) {
+			msk->time_wait = true;
+			msk->close_deadline = now + MRC_TIME_WAIT_NS;
+		}
+	} else if (!msk->close_deadline) {
+		msk->close_deadline = now + MRC_FIN_WAIT_NS;
+	}
+}
+
+/*
+ * End the connection: no more timers, no more input.  Called with
+ * msk->lock held, from any context; the teardown that must sleep or
+ * cancel timers runs from a work item.
+ */
+void mrc_conn_done(struct mrc_sock *msk, int err)
+{
+	struct sock *sk = &msk->sk;
+
+	lockdep_assert_held(&msk->lock);
+	if (msk->dead)
+		return;
+	msk->dead = true;
+	if (err)
+		WRITE_ONCE(sk->sk_err, err);
+	mrc_set_state(sk, TCP_CLOSE);
+	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+	sk->sk_state_change(sk);
+	if (err)
+		sk_error_report(sk);
+	sock_hold(sk);
+	if (!schedule_work(&msk->destroy_work))
+		sock_put(sk);
+}
+
+/* Free what the send side holds; the receive queue stays readable. */
+static void mrc_conn_purge(struct mrc_sock *msk)
+{
+	struct sock *sk = &msk->sk;
+	struct sk_buff *skb;
+	u32 i;
+
+	spin_lock_bh(&msk->lock);
+	while ((skb = __skb_dequeue(&msk->write_queue)))
+		mrc_output_free_skb(msk, skb);
+	for (i = 0; msk->snd_ring && i < MRC_RING_SIZE; i++) {
+		skb = msk->snd_ring[i];
+		if (!skb)
+			continue;
+		msk->snd_ring[i] = NULL;
+		skb_list_del_init(skb);
+		mrc_output_free_skb(msk, skb);
+	}
+	INIT_LIST_HEAD(&msk->rtx_queue);
+	for (i = 0; i < MRC_MAX_PLANES; i++) {
+		INIT_LIST_HEAD(&msk->planes[i].inflight);
+		msk->planes[i].nr_inflight = 0;
+	}
+	for (i = 0; msk->rcv_ring && i < MRC_RING_SIZE; i++) {
+		if (msk->rcv_ring[i])
+			kfree_skb(msk->rcv_ring[i]);
+		msk->rcv_ring[i] = NULL;
+	}
+	msk->rcv_ofo = 0;
+	spin_unlock_bh(&msk->lock);
+	sk->sk_write_space(sk);
+}
+
+void mrc_conn_destroy_work(struct work_struct *work)
+{
+	struct mrc_sock *msk = container_of(work, struct mrc_sock,
+					    destroy_work);
+	struct sock *sk = &msk->sk;
+
+	/* msk->dead keeps them from being armed again. */
+	hrtimer_cancel(&msk->rto_timer);
+	hrtimer_cancel(&msk->ack_timer);
+	mrc_conn_purge(msk);
+	mrc_conn_unhash(msk);
+	sock_put(sk);
+}

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MRC: the receive side.  Every plane's UDP socket hands its datagrams to
+ * mrc_input() in softirq context, under RCU.  A packet finds its
+ * connection by the id we chose, and must come from the peer's address on
+ * the plane it arrived on; anything else is dropped and counted.  DATA
+ * packets are placed by DSN into a ring, in any order, and move to the
+ * receive queue once the ones before them are there.
+ *
+ * Copyright (C) 2026 The MRC for Linux authors
+ */
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/ipv6.h>
+#include <net/udp.h>
+
+#include "mrc.h"
+#include "protocol.h"
+
+static void mrc_count_drop(struct mrc_net *mn)
+{
+	atomic64_inc(&mn->rx_dropped);
+}
+
+static void mrc_skb_saddr(const struct sk_buff *skb, sa_family_t family,
+			  struct mrc_addr *addr)
+{
+	memset(addr, 0, sizeof(*addr));
+	addr->family = family;
+	if (family == AF_INET)
+		addr->v4 = ip_hdr(skb)->saddr;
+	else
+		addr->v6 = ipv6_hdr(skb)->saddr;
+}
+
+/* Packets each receiver may hold: its free buffer over a packet's cost. */
+void mrc_rcv_update_window(struct mrc_sock *msk)
+{
+	struct sock *sk = &msk->sk;
+	int room = READ_ONCE(sk->sk_rcvbuf) - atomic_read(&sk->sk_rmem_alloc);
+	u32 cost = max(msk->rcv_truesize, mrc_pkt_truesize(msk));
+	u32 wnd = room > 0 ? room / cost : 0;
+	u32 end;
+
+	wnd = min_t(u32, wnd + msk->rcv_ofo, MRC_RING_SIZE);
+	end = msk->rcv_nxt + wnd;
+	/* Never take back what was offered. */
+	if (mrc_before(msk->rcv_wnd_end, end))
+		msk->rcv_wnd_end = end;
+}
+
+/* Whether reading opened the window enough to tell the peer. */
+bool mrc_rcv_window_grew(struct mrc_sock *msk)
+{
+	u32 old = msk->rcv_wnd_end - msk->rcv_nxt;
+
+	mrc_rcv_update_window(msk);
+	return msk->rcv_wnd_end - msk->rcv_nxt >= old + MRC_RING_SIZE / 4 ||
+	       (old < MRC_RING_SIZE / 8 && msk->rcv_wnd_end - msk->rcv_nxt > old);
+}
+
+/* Move what is now in order to the receive queue. */
+static void mrc_rcv_deliver(struct mrc_sock *msk)
+{
+	struct sock *sk = &msk->sk;
+	struct sk_buff *skb;
+	u32 slot;
+
+	for (;;) {
+		slot = msk->rcv_nxt % MRC_RING_SIZE;
+		skb = msk->rcv_ring[slot];
+		if (!skb)
+			break;
+		msk->rcv_ring[slot] = NULL;
+		__clear_bit(slot, msk->rcv_map);
+		msk->rcv_ofo--;
+		msk->rcv_nxt++;
+		if (MRC_SKB_CB(skb)->flags & MRC_F_FIN) {
+			kfree_skb(skb);
+			msk->fin_rcvd = true;
+			WRITE_ONCE(sk->sk_shutdown,
+				   sk->sk_shutdown | RCV_SHUTDOWN);
+			sk->sk_state_change(sk);
+			continue;
+		}
+		if (MRC_SKB_CB(skb)->flags & MRC_F_LAST)
+			WRITE_ONCE(msk->rcv_msgs, msk->rcv_msgs + 1);
+		__skb_queue_tail(&sk->sk_receive_queue, skb);
+	}
+}
+
+/* A DATA packet; consumes @skb.  Returns whether to acknowledge now. */
+static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
+			 struct sk_buff *skb)
+{
+	struct sock *sk = &msk->sk;
+	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
+	u32 dsn = ntohl(hdr->dsn), slot;
+	bool in_order;
+
+	if (!msk->rcv_ring)
+		goto drop;
+	if (mrc_before(dsn, msk->rcv_nxt)) {
+		msk->stats.rx_duplicates++;
+		goto drop_ack;
+	}
+	if (!mrc_before(dsn, msk->rcv_nxt + MRC_RING_SIZE) ||
+	    !mrc_before(dsn, msk->rcv_wnd_end)) {
+		msk->stats.rx_dropped++;
+		goto drop_ack;
+	}
+	slot = dsn % MRC_RING_SIZE;
+	if (msk->rcv_ring[slot]) {
+		msk->stats.rx_duplicates++;
+		goto drop_ack;
+	}
+	/* A closed socket takes no more data: tell the peer, as TCP does. */
+	if (msk->closed && skb->len) {
+		msk->rst_pending = true;
+		goto drop;
+	}
+	/* What the peer makes us hold is charged to us and bounded. */
+	if (atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
+	    READ_ONCE(sk->sk_rcvbuf)) {
+		msk->stats.rx_dropped++;
+		goto drop_ack;
+	}
+
+	skb_dst_drop(skb);
+	nf_reset_ct(skb);
+	memset(cb, 0, sizeof(*cb));
+	cb->dsn = dsn;
+	cb->flags = hdr->flags;
+	cb->msg_id = ntohl(hdr->msg_id);
+	cb->offset = ntohl(hdr->offset);
+	cb->len = skb->len;
+	skb_set_owner_r(skb, sk);
+	msk->rcv_truesize = max(msk->rcv_truesize, skb->truesize);
+
+	in_order = dsn == msk->rcv_nxt;
+	msk->rcv_ring[slot] = skb;
+	__set_bit(slot, msk->rcv_map);
+	msk->rcv_ofo++;
+	if (in_order) {
+		mrc_rcv_deliver(msk);
+		sk->sk_data_ready(sk);
+	}
+	msk->ack_pending++;
+	/* Holes and ends are told at once; the rest in batches. */
+	return !in_order || msk->rcv_ofo || msk->fin_rcvd ||
+	       msk->ack_pending >= MRC_ACK_EVERY;
+
+drop_ack:
+	kfree_skb(skb);
+	return true;
+drop:
+	kfree_skb(skb);
+	return false;
+}
+
+static void mrc_rcv_syn_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
+			    struct sk_buff *skb, struct sk_buff_head *queue)
+{
+	struct sock *sk = &msk->sk;
+	const struct mrc_syn *syn;
+	u64 now = ktime_get_ns();
+	int err;
+
+	if (sk->sk_state != TCP_SYN_SENT)
+		return;
+	if (!pskb_may_pull(skb, sizeof(*syn)))
+		return;
+	syn = (const struct mrc_syn *)skb->data;
+	if (!pskb_may_pull(skb, struct_size(syn, planes, syn->nr_planes)))
+		return;
+	syn = (const struct mrc_syn *)skb->data;
+
+	msk->rcid = ntohl(hdr->src_cid);
+	err = mrc_conn_set_planes(msk, syn, skb->len);
+	if (err) {
+		mrc_output_rst(msk, queue);
+		mrc_conn_done(msk, -err);
+		return;
+	}
+	msk->snd_wnd_end = msk->snd_nxt +
+			   min_t(u32, ntohl(syn->window), MRC_RING_SIZE);
+	msk->rcv_nxt = ntohl(hdr->dsn);
+	msk->rcv_wnd_end = msk->rcv_nxt;
+	mrc_rcv_update_window(msk);
+	mrc_cc_rtt_sample(&msk->planes[msk->syn_plane],
+			  max_t(u64, now - msk->syn_start, NSEC_PER_USEC) /
+			  NSEC_PER_USEC);
+	msk->backoff = 0;
+	msk->last_progress = now;
+	mrc_set_state(sk, TCP_ESTABLISHED);
+	sk->sk_state_change(sk);
+	sk->sk_write_space(sk);
+	/* Tell the listener we are here, with our window. */
+	msk->echo_plane = msk->syn_plane;
+	msk->echo_time = now;
+	mrc_output_ack(msk, queue);
+	mrc_output_push(msk, queue);
+}
+
+/* The peer sent RST: the end, with the error that fits the state. */
+static void mrc_rcv_rst(struct mrc_sock *msk)
+{
+	int err = ECONNRESET;
+
+	if (msk->sk.sk_state == TCP_SYN_SENT)
+		err = ECONNREFUSED;
+	else if (msk->fin_acked && msk->fin_rcvd)
+		err = 0;
+	mrc_conn_done(msk, err);
+}
+
+static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
+			 const struct mrc_hdr *hdr, struct sk_buff *skb)
+{
+	struct sk_buff_head queue;
+	bool ack_now = false;
+	u8 type = mrc_hdr_type(hdr);
+
+	__skb_queue_head_init(&queue);
+	spin_lock(&msk->lock);
+	if (msk->dead)
+		goto drop;
+	msk->planes[plane_id].rx_packets++;
+	msk->stats.rx_packets++;
+
+	switch (type) {
+	case MRC_PKT_SYN_ACK:
+		mrc_rcv_syn_ack(msk, hdr, skb, &queue);
+		goto drop;
+	case MRC_PKT_RST:
+		mrc_rcv_rst(msk);
+		goto drop;
+	}
+	if (msk->sk.sk_state != TCP_ESTABLISHED)
+		goto drop;
+
+	switch (type) {
+	case MRC_PKT_DATA:
+		msk->echo_psn = ntohl(hdr->psn);
+		msk->echo_dsn = ntohl(hdr->dsn);
+		msk->echo_ev = ntohs(hdr->ev);
+		msk->echo_plane = plane_id;
+		msk->echo_time = ktime_get_ns();
+		ack_now = mrc_rcv_data(msk, hdr, skb);
+		skb = NULL;
+		break;
+	case MRC_PKT_ACK:
+		if (pskb_may_pull(skb, sizeof(struct mrc_ack)) &&
+		    pskb_may_pull(skb, struct_size((struct mrc_ack *)skb->data,
+						   sack,
+						   ((struct mrc_ack *)
+						    skb->data)->nr_sack)))
+			mrc_output_ack_rcvd(msk,
+					    (const struct mrc_ack *)skb->data,
+					    skb->len);
+		break;
+	case MRC_PKT_PROBE:
+		msk->echo_plane = plane_id;
+		msk->echo_time = ktime_get_ns();
+		ack_now = true;
+		break;
+	}
+
+	if (msk->rst_pending) {
+		mrc_output_rst(msk, &queue);
+		mrc_conn_done(msk, 0);
+		goto drop;
+	}
+	if (ack_now)
+		mrc_output_ack(msk, &queue);
+	else if (msk->ack_pending)
+		mrc_ack_arm(msk);
+	mrc_output_push(msk, &queue);
+	mrc_conn_check_end(msk);
+	mrc_timer_update(msk);
+drop:
+	spin_unlock(&msk->lock);
+	kfree_skb(skb);
+	mrc_xmit(sock_net(&msk->sk), &queue);
+}
+
+/* Listeners are found by port; the caller holds RCU. */
+static struct mrc_sock *mrc_listener_get(struct mrc_net *mn, u16 port)
+{
+	struct mrc_sock *msk, *found = NULL;
+
+	spin_lock(&mn->ports_lock);
+	hash_for_each_possible(mn->ports, msk, port_node, port) {
+		if (msk->port == port &&
+		    READ_ONCE(msk->sk.sk_state) == TCP_LISTEN) {
+			found = msk;
+			sock_hold(&found->sk);
+			break;
+		}
+	}
+	spin_unlock(&mn->ports_lock);
+	return found;
+}
+
+static void mrc_rcv_syn(struct mrc_net *mn, struct mrc_plane *plane,
+			const struct mrc_hdr *hdr, const struct mrc_addr *saddr,
+			struct sk_buff *skb)
+{
+	u32 rcid = ntohl(hdr->src_cid);
+	const struct mrc_syn *syn;
+	struct mrc_sock *lmsk, *child;
+	struct sk_buff_head queue;
+
+	__skb_queue_head_init(&queue);
+	if (!pskb_may_pull(skb, sizeof(*syn)))
+		goto drop;
+	syn = (const struct mrc_syn *)skb->data;
+	if (!pskb_may_pull(skb, struct_size(syn, planes, syn->nr_planes)))
+		goto drop;
+	syn = (const struct mrc_syn *)skb->data;
+
+	/* A repeated SYN: our SYN_ACK was lost. */
+	child = mrc_conn_lookup_peer(mn, rcid, ntohs(syn->src_port), saddr);
+	if (child) {
+		spin_lock(&child->lock);
+		if (!child->dead)
+			mrc_output_syn(child, MRC_PKT_SYN_ACK, &queue);
+		spin_unlock(&child->lock);
+		mrc_xmit(mn->net, &queue);
+		sock_put(&child->sk);
+		goto drop;
+	}
+
+	lmsk = mrc_listener_get(mn, ntohs(syn->dst_port));
+	if (!lmsk) {
+		mrc_output_rst_to(&queue, plane->id, rcid, 0, saddr);
+		mrc_xmit(mn->net, &queue);
+		goto drop;
+	}
+	spin_lock(&lmsk->lock);
+	if (lmsk->sk.sk_state == TCP_LISTEN &&
+	    !sk_acceptq_is_full(&lmsk->sk)) {
+		child = mrc_sock_create_child(lmsk, plane->id, hdr, syn,
+					      skb->len, saddr, &queue);
+		if (child)
+			lmsk->sk.sk_data_ready(&lmsk->sk);
+	}
+	if (!child)
+		atomic64_inc(&mn->syn_dropped);
+	spin_unlock(&lmsk->lock);
+	mrc_xmit(mn->net, &queue);
+	sock_put(&lmsk->sk);
+drop:
+	kfree_skb(skb);
+}
+
+/* UDP encap_rcv of every plane socket: BHs off, under RCU. */
+int mrc_input(struct sock *usk, struct sk_buff *skb)
+{
+	struct mrc_plane *plane = rcu_dereference_sk_user_data(usk);
+	struct mrc_net *mn;
+	struct mrc_sock *msk;
+	struct mrc_addr saddr;
+	struct mrc_hdr hdr;
+	u8 type;
+
+	if (!plane)
+		goto drop;
+	mn = plane->mn;
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + sizeof(hdr)))
+		goto drop_count;
+	__skb_pull(skb, sizeof(struct udphdr));
+	memcpy(&hdr, skb->data, sizeof(hdr));
+	__skb_pull(skb, sizeof(hdr));
+	if (mrc_hdr_version(&hdr) != MRC_VERSION)
+		goto drop_count;
+	mrc_skb_saddr(skb, plane->family, &saddr);
+	type = mrc_hdr_type(&hdr);
+
+	if (type == MRC_PKT_SYN) {
+		mrc_rcv_syn(mn, plane, &hdr, &saddr, skb);
+		return 0;
+	}
+
+	msk = mrc_conn_lookup(mn, ntohl(hdr.dst_cid));
+	if (!msk) {
+		/* Answer what a live peer waits on, never an RST. */
+		if (type == MRC_PKT_DATA || type == MRC_PKT_PROBE) {
+			struct sk_buff_head queue;
+
+			__skb_queue_head_init(&queue);
+			mrc_output_rst_to(&queue, plane->id,
+					  ntohl(hdr.src_cid),
+					  ntohl(hdr.dst_cid), &saddr);
+			mrc_xmit(mn->net, &queue);
+		}
+		goto drop_count;
+	}
+
+	/* Only the peer, from its address on this plane, speaks for it. */
+	if (type == MRC_PKT_SYN_ACK ?
+	    !mrc_addr_equal(&saddr, &msk->daddr) :
+	    ntohl(hdr.src_cid) != READ_ONCE(msk->rcid) ||
+	    !mrc_addr_equal(&saddr, &msk->planes[plane->id].raddr)) {
+		sock_put(&msk->sk);
+		goto drop_count;
+	}
+	mrc_rcv_conn(msk, plane->id, &hdr, skb);
+	sock_put(&msk->sk);
+	return 0;
+
+drop_count:
+	mrc_count_drop(mn);
+drop:
+	kfree_skb(skb);
+	return 0;
+}

@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MRC: the send side.  DATA packets are cut once, kept until acknowledged
+ * and cloned for each transmission; every transmission picks a plane in
+ * turn and the next entropy value of that plane.  Acknowledgements free
+ * what arrived and reveal what was lost.
+ *
+ * Packets are prepared under msk->lock onto a local queue and handed to
+ * the planes' UDP sockets by mrc_xmit() once the lock is dropped.
+ *
+ * Copyright (C) 2026 The MRC for Linux authors
+ */
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <linux/version.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+#include <linux/mrc_netlink.h>
+
+#include "mrc.h"
+#include "protocol.h"
+
+/* Where a prepared packet goes, in the cb of the copy that is sent. */
+struct mrc_xmit_cb {
+	struct mrc_addr	raddr;
+	u16		ev;
+	u8		plane;
+};
+
+#define MRC_XMIT_CB(skb) ((struct mrc_xmit_cb *)(skb)->cb)
+
+static_assert(sizeof(struct mrc_xmit_cb) <= sizeof_field(struct sk_buff, cb));
+static_assert(sizeof(struct mrc_skb_cb) <= sizeof_field(struct sk_buff, cb));
+
+static void mrc_xmit4(struct net *net, struct mrc_plane *plane,
+		      struct sk_buff *skb, const struct mrc_xmit_cb *xcb,
+		      __be16 port)
+{
+	struct flowi4 fl4 = {
+		.flowi4_oif	= plane->dev->ifindex,
+		.flowi4_proto	= IPPROTO_UDP,
+		.daddr		= xcb->raddr.v4,
+		.saddr		= plane->addr4,
+		.fl4_sport	= htons(xcb->ev),
+		.fl4_dport	= port,
+	};
+	struct rtable *rt;
+
+	rt = ip_route_output_key(net, &fl4);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return;
+	}
+	udp_tunnel_xmit_skb(rt, plane->sock->sk, skb, fl4.saddr, fl4.daddr,
+			    0, ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
+			    htons(xcb->ev), port, false, false);
+}
+
+static void mrc_xmit6(struct net *net, struct mrc_plane *plane,
+		      struct sk_buff *skb, struct mrc_xmit_cb *xcb,
+		      __be16 port)
+{
+	struct flowi6 fl6 = {
+		.flowi6_oif	= plane->dev->ifindex,
+		.flowi6_proto	= IPPROTO_UDP,
+		.daddr		= xcb->raddr.v6,
+		.saddr		= plane->addr6,
+		.flowlabel	= htonl(xcb->ev),
+		.fl6_sport	= htons(xcb->ev),
+		.fl6_dport	= port,
+	};
+	struct dst_entry *dst;
+
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, plane->sock->sk, &fl6,
+					      NULL);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return;
+	}
+	/* The flow label carries the EV too, for fabrics that hash on it. */
+	udp_tunnel6_xmit_skb(dst, plane->sock->sk, skb, NULL, &fl6.saddr,
+			     &fl6.daddr, 0, ip6_dst_hoplimit(dst),
+			     htonl(xcb->ev), htons(xcb->ev), port, false);
+}
+
+/* Send what was prepared; called without msk->lock, from any context. */
+void mrc_xmit(struct net *net, struct sk_buff_head *queue)
+{
+	struct mrc_net *mn = mrc_pernet(net);
+	__be16 port = htons(READ_ONCE(mn->udp_port));
+	struct mrc_xmit_cb xcb;
+	struct mrc_plane *plane;
+	struct sk_buff *skb;
+
+	if (skb_queue_empty(queue))
+		return;
+	rcu_read_lock_bh();
+	while ((skb = __skb_dequeue(queue))) {
+		xcb = *MRC_XMIT_CB(skb);
+		plane = rcu_dereference_bh(mn->plane_by_id[xcb.plane]);
+		if (!plane || !plane->sock ||
+		    plane->family != xcb.raddr.family) {
+			kfree_skb(skb);
+			continue;
+		}
+		if (plane->family == AF_INET)
+			mrc_xmit4(net, plane, skb, &xcb, port);
+		else
+			mrc_xmit6(net, plane, skb, &xcb, port);
+	}
+	rcu_read_unlock_bh();
+}
+
+static struct mrc_hdr *mrc_push_hdr(struct sk_buff *skb, u8 type, u8 flags,
+				    u16 ev, u32 dst_cid, u32 src_cid)
+{
+	struct mrc_hdr *hdr = skb_push(skb, sizeof(*hdr));
+
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->ver_type = MRC_VERSION << 4 | type;
+	hdr->flags = flags;
+	hdr->ev = htons(ev);
+	hdr->dst_cid = htonl(dst_cid);
+	hdr->src_cid = htonl(src_cid);
+	skb_reset_transport_header(skb);
+	return hdr;
+}
+
+static void mrc_queue_xmit(struct sk_buff_head *queue, struct sk_buff *skb,
+			   u8 plane, u16 ev, const struct mrc_addr *raddr)
+{
+	struct mrc_xmit_cb *xcb = MRC_XMIT_CB(skb);
+
+	memset(xcb, 0, sizeof(*xcb));
+	xcb->raddr = *raddr;
+	xcb->ev = ev;
+	xcb->plane = plane;
+	__skb_queue_tail(queue, skb);
+}
+
+struct sk_buff *mrc_alloc_skb(unsigned int len, gfp_t gfp)
+{
+	struct sk_buff *skb = alloc_skb(MRC_HEADROOM + len, gfp);
+
+	if (skb)
+		skb_reserve(skb, MRC_HEADROOM);
+	return skb;
+}
+
+static bool mrc_plane_usable(struct mrc_sock *msk, int id)
+{
+	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
+	struct mrc_plane *plane;
+	bool usable;
+
+	rcu_read_lock();
+	plane = rcu_dereference(mn->plane_by_id[id]);
+	usable = plane && READ_ONCE(plane->state) == MRC_PLANE_STATE_UP;
+	rcu_read_unlock();
+	return usable;
+}
+
+static u16 mrc_next_ev(struct mrc_conn_plane *cp, u16 avoid)
+{
+	u16 ev = cp->evs[cp->next_ev++ % cp->nr_evs];
+
+	if (ev == avoid && cp->nr_evs > 1)
+		ev = cp->evs[cp->next_ev++ % cp->nr_evs];
+	return ev;
+}
+
+/* Any EV of a plane, for control packets. */
+u16 mrc_some_ev(struct mrc_sock *msk, int id)
+{
+	struct mrc_conn_plane *cp = &msk->planes[id];
+
+	if (!cp->nr_evs)
+		return MRC_EV_MIN + get_random_u32_below(U16_MAX - MRC_EV_MIN);
+	return cp->evs[get_random_u32_below(cp->nr_evs)];
+}
+
+/*
+ * Round robin over the shared planes that are up and have room in their
+ * congestion window; @avoid is skipped unless it is the only choice.
+ */
+static int mrc_pick_plane(struct mrc_sock *msk, int avoid)
+{
+	int i, id, fallback = -1;
+
+	for (i = 0; i < MRC_MAX_PLANES; i++) {
+		struct mrc_conn_plane *cp;
+
+		id = (msk->next_plane + i) % MRC_MAX_PLANES;
+		if (!(msk->plane_mask & BIT(id)))
+			continue;
+		cp = &msk->planes[id];
+		if (cp->nr_inflight >= cp->cwnd || !mrc_plane_usable(msk, id))
+			continue;
+		if (id == avoid) {
+			fallback = id;
+			continue;
+		}
+		msk->next_plane = id + 1;
+		return id;
+	}
+	return fallback;
+}
+
+static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
+			 struct sk_buff_head *queue)
+{
+	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
+	struct mrc_conn_plane *cp = &msk->planes[id];
+	bool resend = cb->sent_once;
+	struct sk_buff *copy;
+	struct mrc_hdr *hdr;
+
+	cb->plane = id;
+	cb->ev = mrc_next_ev(cp, resend ? cb->ev : 0);
+	cb->psn = msk->next_psn++;
+	cb->sent = ktime_get_ns();
+	cb->sent_once = 1;
+	list_add_tail(&skb->list, &cp->inflight);
+	cp->nr_inflight++;
+	cp->tx_packets++;
+	cp->tx_bytes += cb->len;
+	msk->stats.tx_packets++;
+	if (resend) {
+		cp->retransmits++;
+		msk->stats.retransmits++;
+	}
+	mrc_rto_arm(msk);
+
+	/* A copy still queued below us shares the headroom: copy it. */
+	copy = skb_cloned(skb) ? pskb_copy(skb, GFP_ATOMIC) :
+				 skb_clone(skb, GFP_ATOMIC);
+	if (!copy)
+		return;	/* found lost later, like any drop */
+	hdr = mrc_push_hdr(copy, MRC_PKT_DATA,
+			   cb->flags | (resend ? MRC_F_RETX : 0), cb->ev,
+			   msk->rcid, msk->lcid);
+	hdr->psn = htonl(cb->psn);
+	hdr->dsn = htonl(cb->dsn);
+	hdr->msg_id = htonl(cb->msg_id);
+	hdr->offset = htonl(cb->offset);
+	mrc_queue_xmit(queue, copy, id, cb->ev, &cp->raddr);
+}
+
+/* Send resends, then new data, as far as the windows allow. */
+void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
+{
+	struct mrc_skb_cb *cb;
+	struct sk_buff *skb;
+	int id;
+
+	lockdep_assert_held(&msk->lock);
+	if (msk->dead || !msk->snd_ring)
+		return;
+
+	while (!list_empty(&msk->rtx_queue)) {
+		skb = list_first_entry(&msk->rtx_queue, struct sk_buff, list);
+		cb = MRC_SKB_CB(skb);
+		id = mrc_pick_plane(msk, cb->plane);
+		if (id < 0)
+			return;
+		list_del(&skb->list);
+		cb->lost = 0;
+		mrc_transmit(msk, skb, id, queue);
+	}
+
+	while ((skb = skb_peek(&msk->write_queue))) {
+		if (!mrc_before(msk->snd_nxt, msk->snd_wnd_end) ||
+		    msk->snd_nxt - msk->snd_una >= MRC_RING_SIZE)
+			break;
+		id = mrc_pick_plane(msk, -1);
+		if (id < 0)
+			break;
+		__skb_unlink(skb, &msk->write_queue);
+		cb = MRC_SKB_CB(skb);
+		cb->dsn = msk->snd_nxt++;
+		msk->snd_ring[cb->dsn % MRC_RING_SIZE] = skb;
+		mrc_transmit(msk, skb, id, queue);
+	}
+}
+
+/* Queue DATA packets cut by the socket layer, charged to the socket. */
+void mrc_output_queue(struct mrc_sock *msk, struct sk_buff_head *pkts)
+{
+	struct sk_buff *skb;
+
+	lockdep_assert_held(&msk->lock);
+	skb_queue_walk(pkts, skb)
+		sk_wmem_queued_add(&msk->sk, skb->truesize);
+	skb_queue_splice_tail_init(pkts, &msk->write_queue);
+}
+
+void mrc_output_free_skb(struct mrc_sock *msk, struct sk_buff *skb)
+{
+	sk_wmem_queued_add(&msk->sk, -skb->truesize);
+	kfree_skb(skb);
+}
+
+/* Each round trip of the plane counts once in its congestion window. */
+static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb)
+{
+	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
+	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
+
+	list_del(&skb->list);
+	cp->nr_inflight--;
+	cb->lost = 1;
+	list_add_tail(&skb->list, &msk->rtx_queue);
+	mrc_cc_on_loss(msk, cp, cb->psn);
+}
+
+static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
+{
+	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
+	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
+
+	msk->snd_ring[cb->dsn % MRC_RING_SIZE] = NULL;
+	list_del(&skb->list);
+	if (!cb->lost) {
+		cp->nr_inflight--;
+		if (cb->sent > cp->rack_sent)
+			cp->rack_sent = cb->sent;
+		mrc_cc_on_ack(cp);
+	}
+	if (cb->flags & MRC_F_FIN)
+		msk->fin_acked = true;
+	mrc_output_free_skb(msk, skb);
+}
+
+static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now)
+{
+	struct sk_buff *skb;
+	u32 dsn;
+
+	if (mrc_before(start, msk->snd_una))
+		start = msk->snd_una;
+	if (mrc_before(msk->snd_nxt, end))
+		end = msk->snd_nxt;
+	for (dsn = start; mrc_before(dsn, end); dsn++) {
+		skb = msk->snd_ring[dsn % MRC_RING_SIZE];
+		if (skb)
+			mrc_acked(msk, skb, now);
+	}
+}
+
+/*
+ * A packet is lost when one sent after it on the same plane arrived and
+ * it is still missing a quarter of a round trip later.  Planes are judged
+ * apart so that their different delays are not taken for loss.
+ */
+static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
+{
+	struct sk_buff *skb, *tmp;
+	int id;
+
+	for (id = 0; id < MRC_MAX_PLANES; id++) {
+		struct mrc_conn_plane *cp = &msk->planes[id];
+		u64 reo = mrc_reorder_window_ns(cp);
+
+		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
+			struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
+
+			if (cb->sent >= cp->rack_sent)
+				break;
+			if (now - cb->sent < mrc_srtt_ns(cp) + reo)
+				break;
+			mrc_mark_lost(msk, skb);
+		}
+	}
+}
+
+/* Declare lost what waited longer than its plane's timeout. */
+void mrc_output_timeout(struct mrc_sock *msk, u64 now)
+{
+	struct sk_buff *skb, *tmp;
+	int id;
+
+	for (id = 0; id < MRC_MAX_PLANES; id++) {
+		struct mrc_conn_plane *cp = &msk->planes[id];
+		u64 rto = mrc_rto_ns(msk, cp);
+
+		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
+			if (now - MRC_SKB_CB(skb)->sent < rto)
+				break;
+			mrc_mark_lost(msk, skb);
+		}
+	}
+}
+
+/* The earliest time a packet in flight times out, 0 when none is. */
+u64 mrc_output_next_timeout(struct mrc_sock *msk)
+{
+	u64 when = 0, t;
+	int id;
+
+	for (id = 0; id < MRC_MAX_PLANES; id++) {
+		struct mrc_conn_plane *cp = &msk->planes[id];
+		struct sk_buff *skb;
+
+		skb = list_first_entry_or_null(&cp->inflight, struct sk_buff,
+					       list);
+		if (!skb)
+			continue;
+		t = MRC_SKB_CB(skb)->sent + mrc_rto_ns(msk, cp);
+		if (!when || t < when)
+			when = t;
+	}
+	return when;
+}
+
+/* An acknowledgement from the peer; @len bytes of body at @ack. */
+void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
+			 unsigned int len)
+{
+	u32 cum = ntohl(ack->cum_dsn), echo_dsn = ntohl(ack->echo_dsn);
+	unsigned int i, nr = min_t(unsigned int, ack->nr_sack,
+				   MRC_MAX_SACK_BLOCKS);
+	u64 now = ktime_get_ns();
+	struct sk_buff *skb;
+	bool progress;
+
+	if (len < struct_size(ack, sack, nr))
+		return;
+	if (mrc_before(msk->snd_nxt, cum) || !msk->snd_ring)
+		return;
+
+	/* Time the packet that triggered the ACK, if this was its last send. */
+	if (!mrc_before(echo_dsn, msk->snd_una) &&
+	    mrc_before(echo_dsn, msk->snd_nxt)) {
+		skb = msk->snd_ring[echo_dsn % MRC_RING_SIZE];
+		if (skb && MRC_SKB_CB(skb)->psn == ntohl(ack->echo_psn)) {
+			struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
+			s64 rtt = now - cb->sent -
+				  (u64)ntohl(ack->delay_us) * NSEC_PER_USEC;
+
+			mrc_cc_rtt_sample(&msk->planes[cb->plane],
+					  max_t(s64, rtt, 1000) / NSEC_PER_USEC);
+		}
+	}
+
+	progress = mrc_before(msk->snd_una, cum);
+	mrc_ack_range(msk, msk->snd_una, cum, now);
+	if (progress)
+		msk->snd_una = cum;
+	for (i = 0; i < nr; i++) {
+		u32 start = ntohl(ack->sack[i].start);
+		u32 end = ntohl(ack->sack[i].end);
+
+		if (mrc_before(start, end))
+			mrc_ack_range(msk, start, end, now);
+	}
+	if (mrc_before(msk->snd_wnd_end, ntohl(ack->wnd_end)))
+		msk->snd_wnd_end = ntohl(ack->wnd_end);
+
+	msk->last_progress = now;
+	msk->backoff = 0;
+	mrc_detect_loss(msk, now);
+	if (progress)
+		msk->sk.sk_write_space(&msk->sk);
+}
+
+/* Cut an ACK for what arrived; the receive side calls it. */
+void mrc_output_ack(struct mrc_sock *msk, struct sk_buff_head *queue)
+{
+	int id = msk->echo_plane;
+	struct sk_buff *skb;
+	struct mrc_hdr *hdr;
+	struct mrc_ack *ack;
+	unsigned int nr = 0, seen = 0;
+	u32 dsn, start = 0;
+	bool in_run = false;
+
+	lockdep_assert_held(&msk->lock);
+	if (msk->dead || !msk->rcv_ring)
+		return;
+	skb = mrc_alloc_skb(struct_size(ack, sack, MRC_MAX_SACK_BLOCKS),
+			    GFP_ATOMIC);
+	if (!skb)
+		return;
+	ack = skb_put_zero(skb, sizeof(*ack));
+
+	/* What arrived beyond the hole, in runs, lowest first. */
+	for (dsn = msk->rcv_nxt + 1; seen < msk->rcv_ofo; dsn++) {
+		bool have = test_bit(dsn % MRC_RING_SIZE, msk->rcv_map);
+
+		if (have) {
+			seen++;
+			if (!in_run)
+				start = dsn;
+			in_run = true;
+			continue;
+		}
+		if (in_run) {
+			ack->sack[nr].start = htonl(start);
+			ack->sack[nr].end = htonl(dsn);
+			skb_put(skb, sizeof(ack->sack[0]));
+			in_run = false;
+			if (++nr == MRC_MAX_SACK_BLOCKS)
+				break;
+		}
+	}
+	if (in_run && nr < MRC_MAX_SACK_BLOCKS) {
+		ack->sack[nr].start = htonl(start);
+		ack->sack[nr].end = htonl(dsn);
+		skb_put(skb, sizeof(ack->sack[0]));
+		nr++;
+	}
+	ack->nr_sack = nr;
+
+	mrc_rcv_update_window(msk);
+	ack->cum_dsn = htonl(msk->rcv_nxt);
+	ack->wnd_end = htonl(msk->rcv_wnd_end);
+	ack->echo_psn = htonl(msk->echo_psn);
+	ack->echo_dsn = htonl(msk->echo_dsn);
+	ack->echo_ev = htons(msk->echo_ev);
+	ack->delay_us = htonl(div_u64(ktime_get_ns() - msk->echo_time,
+				      NSEC_PER_USEC));
+
+	if (!(msk->plane_mask & BIT(id)) || !mrc_plane_usable(msk, id))
+		id = mrc_pick_plane(msk, -1);
+	if (id < 0)
+		id = msk->echo_plane;
+	hdr = mrc_push_hdr(skb, MRC_PKT_ACK, 0, mrc_some_ev(msk, id),
+			   msk->rcid, msk->lcid);
+	hdr->psn = htonl(msk->next_psn++);
+	msk->ack_pending = 0;
+	msk->stats.acks_sent++;
+	mrc_queue_xmit(queue, skb, id, ntohs(hdr->ev), &msk->planes[id].raddr);
+}
+
+/* SYN or SYN_ACK, on the plane of the handshake. */
+int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue)
+{
+	unsigned int body = sizeof(struct mrc_syn) +
+			    MRC_MAX_PLANES * sizeof(struct mrc_syn_plane);
+	struct sk_buff *skb;
+	struct mrc_hdr *hdr;
+	struct mrc_syn *syn;
+	int n;
+
+	skb = mrc_alloc_skb(body, GFP_ATOMIC);
+	if (!skb)
+		return -ENOMEM;
+	syn = skb_put_zero(skb, sizeof(*syn));
+	n = mrc_conn_fill_planes(msk, syn, MRC_MAX_PLANES);
+	skb_put(skb, n * sizeof(syn->planes[0]));
+	syn->src_port = htons(msk->port);
+	syn->dst_port = htons(msk->dport);
+	syn->window = htonl(MRC_RING_SIZE);
+
+	hdr = mrc_push_hdr(skb, type, 0, mrc_some_ev(msk, msk->syn_plane),
+			   type == MRC_PKT_SYN ? 0 : msk->rcid, msk->lcid);
+	hdr->psn = htonl(msk->next_psn++);
+	hdr->dsn = htonl(msk->snd_nxt);
+	mrc_queue_xmit(queue, skb, msk->syn_plane, ntohs(hdr->ev),
+		       &msk->daddr);
+	return 0;
+}
+
+/* PROBE asks the peer for an ACK: its window, when ours is shut. */
+void mrc_output_probe(struct mrc_sock *msk, struct sk_buff_head *queue)
+{
+	struct sk_buff *skb;
+	struct mrc_hdr *hdr;
+	int id;
+
+	id = mrc_pick_plane(msk, -1);
+	if (id < 0)
+		return;
+	skb = mrc_alloc_skb(0, GFP_ATOMIC);
+	if (!skb)
+		return;
+	hdr = mrc_push_hdr(skb, MRC_PKT_PROBE, 0, mrc_some_ev(msk, id),
+			   msk->rcid, msk->lcid);
+	hdr->psn = htonl(msk->next_psn++);
+	mrc_queue_xmit(queue, skb, id, ntohs(hdr->ev), &msk->planes[id].raddr);
+}
+
+/* RST of a connection, on whatever plane still works. */
+void mrc_output_rst(struct mrc_sock *msk, struct sk_buff_head *queue)
+{
+	int id = mrc_pick_plane(msk, -1);
+
+	if (id < 0)
+		id = msk->syn_plane;
+	mrc_output_rst_to(queue, id, msk->rcid, msk->lcid,
+			  msk->plane_mask & BIT(id) ? &msk->planes[id].raddr :
+						      &msk->daddr);
+}
+
+/* RST to a peer for a connection id, with or without a connection here. */
+void mrc_output_rst_to(struct sk_buff_head *queue, int id, u32 dst_cid,
+		       u32 src_cid, const struct mrc_addr *raddr)
+{
+	struct sk_buff *skb;
+	u16 ev = MRC_EV_MIN + get_random_u32_below(U16_MAX - MRC_EV_MIN);
+
+	skb = mrc_alloc_skb(0, GFP_ATOMIC);
+	if (!skb)
+		return;
+	mrc_push_hdr(skb, MRC_PKT_RST, 0, ev, dst_cid, src_cid);
+	mrc_queue_xmit(queue, skb, id, ev, raddr);
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MRC: the timers of a connection.  One hrtimer covers every deadline
+ * (resends, handshake, dead peer, window probe, end of an orphan); another
+ * coalesces acknowledgements.  Both run in softirq context and take
+ * msk->lock; they are armed only under msk->lock and never once the
+ * connection is dead, so that mrc_conn_destroy_work() can cancel them.
+ *
+ * Copyright (C) 2026 The MRC for Linux authors
+ */
+
+#include "mrc.h"
+#include "protocol.h"
+
+static void mrc_timer_at(struct mrc_sock *msk, u64 when)
+{
+	lockdep_assert_held(&msk->lock);
+	if (msk->dead || !when)
+		return;
+	if (hrtimer_is_queued(&msk->rto_timer) && msk->timer_expires <= when)
+		return;
+	msk->timer_expires = when;
+	hrtimer_start(&msk->rto_timer, ns_to_ktime(when),
+		      HRTIMER_MODE_ABS_SOFT);
+}
+
+static bool mrc_window_shut(const struct mrc_sock *msk)
+{
+	return !skb_queue_empty(&msk->write_queue) &&
+	       msk->snd_una == msk->snd_nxt &&
+	       !mrc_before(msk->snd_nxt, msk->snd_wnd_end);
+}
+
+/* The next deadline of the connection, 0 for none. */
+static u64 mrc_next_deadline(struct mrc_sock *msk)
+{
+	u64 when = 0, t;
+
+	switch (msk->sk.sk_state) {
+	case TCP_SYN_SENT:
+		return msk->syn_next;
+	case TCP_ESTABLISHED:
+		when = mrc_output_next_timeout(msk);
+		if (!list_empty(&msk->rtx_queue) || mrc_window_shut(msk)) {
+			t = ktime_get_ns() +
+			    mrc_rto_ns(msk, &msk->planes[msk->syn_plane]);
+			if (!when || t < when)
+				when = t;
+		}
+		break;
+	}
+	if (msk->close_deadline && (!when || msk->close_deadline < when))
+		when = msk->close_deadline;
+	return when;
+}
+
+void mrc_timer_update(struct mrc_sock *msk)
+{
+	mrc_timer_at(msk, mrc_next_deadline(msk));
+}
+
+/* A packet went out: make sure its timeout is covered. */
+void mrc_rto_arm(struct mrc_sock *msk)
+{
+	if (!hrtimer_is_queued(&msk->rto_timer))
+		mrc_timer_update(msk);
+}
+
+static bool mrc_outstanding(const struct mrc_sock *msk)
+{
+	return msk->snd_una != msk->snd_nxt ||
+	       !list_empty(&msk->rtx_queue) || mrc_window_shut(msk);
+}
+
+static void mrc_timer_established(struct mrc_sock *msk, u64 now,
+				  struct sk_buff_head *queue)
+{
+	if (mrc_outstanding(msk) &&
+	    now - msk->last_progress > MRC_DEAD_TIMEOUT_NS) {
+		mrc_output_rst(msk, queue);
+		mrc_conn_done(msk, ETIMEDOUT);
+		return;
+	}
+	if (msk->close_deadline && now >= msk->close_deadline) {
+		/* An orphan whose peer never finished, or the end of the wait
+		 * after both FINs.
+		 */
+		if (!(msk->fin_acked && msk->fin_rcvd))
+			mrc_output_rst(msk, queue);
+		mrc_conn_done(msk, 0);
+		return;
+	}
+
+	if (mrc_output_next_timeout(msk) &&
+	    mrc_output_next_timeout(msk) <= now) {
+		mrc_output_timeout(msk, now);
+		msk->backoff++;
+		msk->stats.timeouts++;
+	}
+	if (mrc_window_shut(msk) || (!list_empty(&msk->rtx_queue) &&
+				     msk->snd_una == msk->snd_nxt))
+		mrc_output_probe(msk, queue);
+	mrc_output_push(msk, queue);
+}
+
+static enum hrtimer_restart mrc_rto_fire(struct hrtimer *timer)
+{
+	struct mrc_sock *msk = container_of(timer, struct mrc_sock, rto_timer);
+	struct sk_buff_head queue;
+	u64 now = ktime_get_ns();
+
+	__skb_queue_head_init(&queue);
+	spin_lock(&msk->lock);
+	if (msk->dead)
+		goto out;
+
+	switch (msk->sk.sk_state) {
+	case TCP_SYN_SENT:
+		if (now < msk->syn_next)
+			break;
+		if (now - msk->syn_start > MRC_CONNECT_TIMEOUT_NS) {
+			mrc_conn_done(msk, ETIMEDOUT);
+			goto out;
+		}
+		msk->backoff++;
+		msk->syn_next = now + min_t(u64, MRC_RTO_INIT_NS <<
+					    min_t(u32, msk->backoff, 10),
+					    MRC_RTO_MAX_NS);
+		mrc_output_syn(msk, MRC_PKT_SYN, &queue);
+		break;
+	case TCP_ESTABLISHED:
+		mrc_timer_established(msk, now, &queue);
+		break;
+	}
+	mrc_timer_update(msk);
+out:
+	spin_unlock(&msk->lock);
+	mrc_xmit(sock_net(&msk->sk), &queue);
+	return HRTIMER_NORESTART;
+}
+
+static enum hrtimer_restart mrc_ack_fire(struct hrtimer *timer)
+{
+	struct mrc_sock *msk = container_of(timer, struct mrc_sock, ack_timer);
+	struct sk_buff_head queue;
+
+	__skb_queue_head_init(&queue);
+	spin_lock(&msk->lock);
+	if (!msk->dead && msk->ack_pending)
+		mrc_output_ack(msk, &queue);
+	spin_unlock(&msk->lock);
+	mrc_xmit(sock_net(&msk->sk), &queue);
+	return HRTIMER_NORESTART;
+}
+
+void mrc_ack_arm(struct mrc_sock *msk)
+{
+	lockdep_assert_held(&msk->lock);
+	if (msk->dead || hrtimer_is_queued(&msk->ack_timer))
+		return;
+	hrtimer_start(&msk->ack_timer, ns_to_ktime(MRC_ACK_DELAY_NS),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+void mrc_timer_init(struct mrc_sock *msk)
+{
+	hrtimer_init(&msk->rto_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	msk->rto_timer.function = mrc_rto_fire;
+	hrtimer_init(&msk->ack_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	msk->ack_timer.function = mrc_ack_fire;
+}
