@@ -97,7 +97,7 @@ void mrc_conn_hash_peer(struct mrc_sock *msk)
 	spin_unlock_bh(&mn->conns_lock);
 }
 
-static void mrc_conn_unhash(struct mrc_sock *msk)
+void mrc_conn_unhash(struct mrc_sock *msk)
 {
 	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
 	bool hashed;
@@ -341,7 +341,7 @@ void mrc_conn_done(struct mrc_sock *msk, int err)
 	if (err)
 		sk_error_report(sk);
 	sock_hold(sk);
-	if (!schedule_work(&msk->destroy_work))
+	if (!queue_work(mrc_wq, &msk->destroy_work))
 		sock_put(sk);
 }
 

@@ -14,13 +14,19 @@
 
 #include "mrc.h"
 
+struct workqueue_struct *mrc_wq;
+
 static int __init mrc_init(void)
 {
 	int err;
 
+	mrc_wq = alloc_workqueue("mrc", 0, 0);
+	if (!mrc_wq)
+		return -ENOMEM;
+
 	err = mrc_pernet_init();
 	if (err)
-		return err;
+		goto err_wq;
 
 	/* Planes follow their devices from the first one added. */
 	err = mrc_plane_init();
@@ -47,6 +53,8 @@ err_pernet:
 	mrc_pernet_exit();
 	/* Planes are freed by RCU callbacks in this module. */
 	rcu_barrier();
+err_wq:
+	destroy_workqueue(mrc_wq);
 	return err;
 }
 
@@ -59,6 +67,8 @@ static void __exit mrc_exit(void)
 	mrc_pernet_exit();
 	/* Planes are freed by RCU callbacks in this module. */
 	rcu_barrier();
+	/* The last connection's teardown may still be returning. */
+	destroy_workqueue(mrc_wq);
 }
 
 module_init(mrc_init);

@@ -122,6 +122,9 @@ struct mrc_plane_cfg {
 
 extern unsigned int mrc_net_id;
 
+/* Runs the end of connections; flushed before the module goes. */
+extern struct workqueue_struct *mrc_wq;
+
 static inline struct mrc_net *mrc_pernet(const struct net *net)
 {
 	return net_generic(net, mrc_net_id);
@@ -220,14 +223,14 @@ struct mrc_conn_plane {
  *	recvmsg() has started to deliver
  * @rcv_truesize: largest truesize of a received DATA packet
  * @fin_rcvd: the peer's FIN was delivered
- * @ack_pending: packets received since the last acknowledgement
- * @echo_psn: PSN of the last packet received, for the acknowledgement
+ * @ack_pending: packets received since the last acknowledgment
+ * @echo_psn: PSN of the last packet received, for the acknowledgment
  * @echo_dsn: its DSN
  * @echo_ev: its EV
  * @echo_plane: the plane it came on
  * @echo_time: when it arrived
  * @rto_timer: retransmission, handshake and keepalive deadlines
- * @ack_timer: coalesces acknowledgements
+ * @ack_timer: coalesces acknowledgments
  * @timer_expires: when @rto_timer is set to fire
  * @syn_start: when connect() sent the first SYN
  * @syn_next: when the SYN is sent again
@@ -251,7 +254,7 @@ struct mrc_sock {
 	u16			port;
 	struct mrc_addr		addr;
 
-	spinlock_t		lock;
+	spinlock_t		lock;		/* see above */
 	struct hlist_node	cid_node;
 	struct hlist_node	rcid_node;
 	bool			hashed;
@@ -418,6 +421,7 @@ void mrc_conn_init(struct mrc_sock *msk);
 int mrc_conn_alloc_rings(struct mrc_sock *msk, gfp_t gfp);
 void mrc_conn_free_rings(struct mrc_sock *msk);
 int mrc_conn_hash(struct mrc_sock *msk);
+void mrc_conn_unhash(struct mrc_sock *msk);
 void mrc_conn_hash_peer(struct mrc_sock *msk);
 struct mrc_sock *mrc_conn_lookup(struct mrc_net *mn, u32 lcid);
 struct mrc_sock *mrc_conn_lookup_peer(struct mrc_net *mn, u32 rcid,

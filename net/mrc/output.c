@@ -2,7 +2,7 @@
 /*
  * MRC: the send side.  DATA packets are cut once, kept until acknowledged
  * and cloned for each transmission; every transmission picks a plane in
- * turn and the next entropy value of that plane.  Acknowledgements free
+ * turn and the next entropy value of that plane.  Acknowledgments free
  * what arrived and reveal what was lost.
  *
  * Packets are prepared under msk->lock onto a local queue and handed to
@@ -14,7 +14,6 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
-#include <linux/version.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
@@ -417,7 +416,7 @@ u64 mrc_output_next_timeout(struct mrc_sock *msk)
 	return when;
 }
 
-/* An acknowledgement from the peer; @len bytes of body at @ack. */
+/* An acknowledgment from the peer; @len bytes of body at @ack. */
 void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 			 unsigned int len)
 {

@@ -97,9 +97,9 @@ struct mrc_sack_block {
  * struct mrc_ack - body of ACK
  * @cum_dsn: every DSN before this one arrived
  * @wnd_end: the sender may send DSNs before this one
- * @echo_psn: PSN of the packet that triggered the acknowledgement
+ * @echo_psn: PSN of the packet that triggered the acknowledgment
  * @echo_dsn: its DSN
- * @delay_us: how long the receiver held the acknowledgement
+ * @delay_us: how long the receiver held the acknowledgment
  * @echo_ev: its EV
  * @nr_sack: entries in @sack
  * @reserved: zero

@@ -10,7 +10,6 @@
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/random.h>
-#include <linux/version.h>
 #include <net/ipv6_stubs.h>
 #include <net/route.h>
 #include <net/ipv6.h>
@@ -491,9 +490,10 @@ struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 	/* Nobody sees the child before it is hashed: no lock needed. */
 	if (mrc_conn_hash(msk))
 		goto err_free;
-	spin_lock(&msk->lock);
-	mrc_output_syn(msk, MRC_PKT_SYN_ACK, queue);
-	spin_unlock(&msk->lock);
+	if (mrc_output_syn(msk, MRC_PKT_SYN_ACK, queue)) {
+		mrc_conn_unhash(msk);
+		goto err_free;
+	}
 	mrc_conn_hash_peer(msk);
 
 	msk->parent = lmsk;
@@ -566,7 +566,7 @@ out:
 	return err;
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#ifdef MRC_HAVE_PROTO_ACCEPT_ARG
 static int mrc_accept(struct socket *sock, struct socket *newsock,
 		      struct proto_accept_arg *arg)
 {
@@ -902,8 +902,8 @@ static int mrc_recv_message(struct mrc_sock *msk, struct msghdr *msg,
 			}
 			if (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)
 				break;
-			err = mrc_rcv_wait(sk, &timeo, skb_peek_tail(
-						   &sk->sk_receive_queue));
+			next = skb_peek_tail(&sk->sk_receive_queue);
+			err = mrc_rcv_wait(sk, &timeo, next);
 			if (err)
 				break;
 			continue;
@@ -1011,7 +1011,8 @@ static __poll_t mrc_poll(struct file *file, struct socket *sock,
 			if (mrc_writable(msk))
 				mask |= EPOLLOUT | EPOLLWRNORM;
 		}
-	} else if (state == TCP_CLOSE || shutdown & SEND_SHUTDOWN) {
+	} else if (shutdown & SEND_SHUTDOWN) {
+		/* Writers learn of the shutdown from send(). */
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	}
 	return mask;

@@ -2,7 +2,7 @@
 /*
  * MRC: the timers of a connection.  One hrtimer covers every deadline
  * (resends, handshake, dead peer, window probe, end of an orphan); another
- * coalesces acknowledgements.  Both run in softirq context and take
+ * coalesces acknowledgments.  Both run in softirq context and take
  * msk->lock; they are armed only under msk->lock and never once the
  * connection is dead, so that mrc_conn_destroy_work() can cancel them.
  *
