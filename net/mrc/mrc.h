@@ -361,6 +361,7 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 #define MRC_INIT_CWND		32
 #define MRC_MIN_CWND		2
 #define MRC_ACK_EVERY		16
+#define MRC_PUSH_BURST		64
 #define MRC_ACK_DELAY_NS	(50 * NSEC_PER_USEC)
 #define MRC_RTO_INIT_NS		(20 * NSEC_PER_MSEC)
 #define MRC_RTO_MIN_NS		(1 * NSEC_PER_MSEC)

@@ -250,9 +250,14 @@ static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
 	mrc_queue_xmit(queue, copy, id, cb->ev, &cp->raddr);
 }
 
-/* Send resends, then new data, as far as the windows allow. */
+/*
+ * Send resends, then new data, as far as the windows allow, in bursts that
+ * acknowledgments clock out: a whole window at once would overflow the
+ * queues of the devices and of the receiving CPU.
+ */
 void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
 {
+	unsigned int budget = MRC_PUSH_BURST;
 	struct mrc_skb_cb *cb;
 	struct sk_buff *skb;
 	int id;
@@ -261,7 +266,7 @@ void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
 	if (msk->dead || !msk->snd_ring)
 		return;
 
-	while (!list_empty(&msk->rtx_queue)) {
+	while (!list_empty(&msk->rtx_queue) && budget) {
 		skb = list_first_entry(&msk->rtx_queue, struct sk_buff, list);
 		cb = MRC_SKB_CB(skb);
 		id = mrc_pick_plane(msk, cb->plane);
@@ -270,9 +275,10 @@ void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
 		list_del(&skb->list);
 		cb->lost = 0;
 		mrc_transmit(msk, skb, id, queue);
+		budget--;
 	}
 
-	while ((skb = skb_peek(&msk->write_queue))) {
+	while ((skb = skb_peek(&msk->write_queue)) && budget) {
 		if (!mrc_before(msk->snd_nxt, msk->snd_wnd_end) ||
 		    msk->snd_nxt - msk->snd_una >= MRC_RING_SIZE)
 			break;
@@ -284,6 +290,7 @@ void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
 		cb->dsn = msk->snd_nxt++;
 		msk->snd_ring[cb->dsn % MRC_RING_SIZE] = skb;
 		mrc_transmit(msk, skb, id, queue);
+		budget--;
 	}
 }
 

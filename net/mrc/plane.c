@@ -352,7 +352,11 @@ static void __mrc_plane_del(struct mrc_plane *plane, bool notify)
 	WRITE_ONCE(mn->nr_planes, mn->nr_planes - 1);
 	if (notify)
 		mrc_nl_notify_plane(plane, MRC_CMD_PLANE_DEL_NTF);
-	/* The receive path runs under RCU: free the plane after it. */
+	/*
+	 * Senders use plane->sock under RCU: let them finish before the
+	 * socket goes.  The receive path reads the plane under RCU too.
+	 */
+	synchronize_net();
 	udp_tunnel_sock_release(plane->sock);
 	plane->sock = NULL;
 	call_rcu(&plane->rcu, mrc_plane_free_rcu);

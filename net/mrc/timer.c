@@ -76,7 +76,7 @@ static void mrc_timer_established(struct mrc_sock *msk, u64 now,
 				  struct sk_buff_head *queue)
 {
 	if (mrc_outstanding(msk) &&
-	    now - msk->last_progress > MRC_DEAD_TIMEOUT_NS) {
+	    (s64)(now - msk->last_progress) > (s64)MRC_DEAD_TIMEOUT_NS) {
 		mrc_output_rst(msk, queue);
 		mrc_conn_done(msk, ETIMEDOUT);
 		return;
@@ -107,12 +107,14 @@ static enum hrtimer_restart mrc_rto_fire(struct hrtimer *timer)
 {
 	struct mrc_sock *msk = container_of(timer, struct mrc_sock, rto_timer);
 	struct sk_buff_head queue;
-	u64 now = ktime_get_ns();
+	u64 now;
 
 	__skb_queue_head_init(&queue);
 	spin_lock(&msk->lock);
 	if (msk->dead)
 		goto out;
+	/* After the lock: input may have moved last_progress meanwhile. */
+	now = ktime_get_ns();
 
 	switch (msk->sk.sk_state) {
 	case TCP_SYN_SENT:

@@ -4,10 +4,12 @@
 # The MRC for Linux demo, run inside a test VM by 'make demo': the module
 # loads on demand, two hosts (network namespaces) joined by two planes
 # (veth pairs) are configured with mrcctl, and the planes follow their
-# devices while 'mrcctl monitor' reports each change.
+# devices while 'mrcctl monitor' reports each change; then one connection
+# moves data over four planes, IPv4 and IPv6 alike.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 hold="$top/build/selftests/mrc_sock_hold"
+xfer="$top/build/selftests/mrc_xfer"
 mrcctl="$top/tools/mrcctl/mrcctl"
 
 step()
@@ -57,6 +59,8 @@ ip -n b link set p1 down
 sleep 0.5
 "$mrcctl" -n a plane show
 ip -n b link set p1 up
+# Taking a device down removes its IPv6 addresses: give it back.
+ip -n b addr add fd00:1::2/64 dev p1 nodad
 
 step "an operator refusal, with the kernel's reason"
 echo "\$ mrcctl -n a plane add dev lo"
@@ -71,5 +75,39 @@ sleep 0.5
 kill "$monitor"
 wait "$monitor" 2>/dev/null
 cat /tmp/events
+
+step "two more planes (2: IPv4, 3: IPv6), and one connection over all four"
+ip link add p2 netns a type veth peer name p2 netns b
+ip link add p3 netns a type veth peer name p3 netns b
+ip -n a addr add 10.0.2.1/24 dev p2
+ip -n b addr add 10.0.2.2/24 dev p2
+ip -n a addr add fd00:3::1/64 dev p3 nodad
+ip -n b addr add fd00:3::2/64 dev p3 nodad
+for ns in a b; do
+	ip -n "$ns" link set p2 up
+	ip -n "$ns" link set p3 up
+	"$mrcctl" -n "$ns" plane add dev p2 id 2
+	"$mrcctl" -n "$ns" plane add dev p3 id 3
+done
+declare -A before
+for i in 0 1 2 3; do
+	before[$i]=$(ip netns exec a cat /sys/class/net/p$i/statistics/tx_bytes)
+done
+echo "\$ mrc_xfer -l -p 7000                      # on b"
+ip netns exec b "$xfer" -l -p 7000 > /tmp/server &
+server=$!
+sleep 1
+echo "\$ mrc_xfer -c 10.0.0.2 -p 7000 -s 32M      # on a: dial plane 0"
+ip netns exec a "$xfer" -c 10.0.0.2 -p 7000 -s 32M
+wait "$server"
+echo "b received:"
+grep conn /tmp/server
+echo "bytes host a sent on each plane (device counters):"
+for i in 0 1 2 3; do
+	now=$(ip netns exec a cat /sys/class/net/p$i/statistics/tx_bytes)
+	awk -v i="$i" -v b="$((now - ${before[$i]}))" \
+		'BEGIN { printf "  plane %d (p%d): %6.1f MiB\n", i, i, b / 1048576 }'
+done
+
 ip netns del a
 ip netns del b
