@@ -44,6 +44,10 @@ void mrc_rcv_update_window(struct mrc_sock *msk)
 	u32 wnd = room > 0 ? room / cost : 0;
 	u32 end;
 
+	/* However small the buffer, one packet at a time gets through. */
+	if (!wnd && !atomic_read(&sk->sk_rmem_alloc))
+		wnd = 1;
+
 	wnd = min_t(u32, wnd + msk->rcv_ofo, MRC_RING_SIZE);
 	end = msk->rcv_nxt + wnd;
 	/* Never take back what was offered. */
@@ -122,7 +126,8 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 		goto drop;
 	}
 	/* What the peer makes us hold is charged to us and bounded. */
-	if (atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
+	if (atomic_read(&sk->sk_rmem_alloc) &&
+	    atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
 	    READ_ONCE(sk->sk_rcvbuf)) {
 		msk->stats.rx_dropped++;
 		goto drop_ack;
