@@ -52,8 +52,28 @@ u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
 	return min_t(u64, rto << min_t(u32, msk->backoff, 10), MRC_RTO_MAX_NS);
 }
 
-void mrc_cc_on_ack(struct mrc_conn_plane *cp)
+/*
+ * Reno growth, and once a round trip the DCTCP reaction to CE marks: the
+ * window shrinks by half the smoothed fraction of marked packets.
+ */
+void mrc_cc_on_ack(struct mrc_conn_plane *cp, u32 psn)
 {
+	cp->ce_acked++;
+	if (!mrc_before(psn, cp->ce_round_psn)) {
+		u32 frac = cp->ce_marked * 1024 / cp->ce_acked;
+
+		cp->ce_alpha = cp->ce_alpha - cp->ce_alpha / 16 + frac / 16;
+		if (cp->ce_marked) {
+			cp->cwnd = max_t(u32, cp->cwnd -
+					 cp->cwnd * cp->ce_alpha / 2048,
+					 MRC_MIN_CWND);
+			cp->ssthresh = cp->cwnd;
+		}
+		cp->ce_acked = 0;
+		cp->ce_marked = 0;
+		cp->ce_round_psn = psn + cp->cwnd;
+	}
+
 	if (cp->cwnd < cp->ssthresh) {
 		cp->cwnd++;
 	} else if (++cp->acked >= cp->cwnd) {

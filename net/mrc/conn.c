@@ -35,7 +35,8 @@ int mrc_conn_alloc_rings(struct mrc_sock *msk, gfp_t gfp)
 	msk->snd_ring = kcalloc(MRC_RING_SIZE, sizeof(*msk->snd_ring), gfp);
 	msk->rcv_ring = kcalloc(MRC_RING_SIZE, sizeof(*msk->rcv_ring), gfp);
 	msk->rcv_map = bitmap_zalloc(MRC_RING_SIZE, gfp);
-	if (msk->snd_ring && msk->rcv_ring && msk->rcv_map)
+	msk->ev_table = kcalloc(MRC_MAX_EVS, sizeof(*msk->ev_table), gfp);
+	if (msk->snd_ring && msk->rcv_ring && msk->rcv_map && msk->ev_table)
 		return 0;
 	mrc_conn_free_rings(msk);
 	return -ENOMEM;
@@ -46,6 +47,8 @@ void mrc_conn_free_rings(struct mrc_sock *msk)
 	kfree(msk->snd_ring);
 	kfree(msk->rcv_ring);
 	bitmap_free(msk->rcv_map);
+	kfree(msk->ev_table);
+	msk->ev_table = NULL;
 	msk->snd_ring = NULL;
 	msk->rcv_ring = NULL;
 	msk->rcv_map = NULL;
@@ -207,12 +210,22 @@ u16 mrc_conn_local_mss(struct mrc_net *mn)
 	return max(mss, 256U);
 }
 
+static bool mrc_ev_taken(const struct mrc_sock *msk, u32 n, u16 port)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (msk->ev_table[i].port == port)
+			return true;
+	return false;
+}
+
 static void mrc_conn_draw_evs(struct mrc_sock *msk, int nr_shared)
 {
 	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
-	u32 per_plane, total = 0, i, j;
+	struct mrc_ev *ev = msk->ev_table;
+	u32 per_plane, total = 0, i;
 	struct mrc_plane *plane;
-	u16 *ev = msk->evs;
 	int id;
 
 	rcu_read_lock();
@@ -226,16 +239,18 @@ static void mrc_conn_draw_evs(struct mrc_sock *msk, int nr_shared)
 		per_plane = clamp_t(u32, per_plane, 1, MRC_MAX_EVS / nr_shared);
 		cp->evs = ev;
 		cp->nr_evs = per_plane;
+		cp->nr_active = per_plane;
 		cp->next_ev = 0;
+		cp->up = plane && READ_ONCE(plane->state) == MRC_PLANE_STATE_UP;
 		for (i = 0; i < per_plane; i++) {
-			u16 v;
-again:
-			v = MRC_EV_MIN + get_random_u32_below(U16_MAX -
-							      MRC_EV_MIN + 1);
-			for (j = 0; j < total + i; j++)
-				if (msk->evs[j] == v)
-					goto again;
-			ev[i] = v;
+			u16 port;
+
+			do {
+				port = MRC_EV_MIN +
+				       get_random_u32_below(U16_MAX - MRC_EV_MIN + 1);
+			} while (mrc_ev_taken(msk, total + i, port));
+			memset(&ev[i], 0, sizeof(ev[i]));
+			ev[i].port = port;
 		}
 		ev += per_plane;
 		total += per_plane;

@@ -13,6 +13,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <net/inet_ecn.h>
 #include <net/ipv6.h>
 #include <net/udp.h>
 
@@ -205,7 +206,7 @@ static void mrc_rcv_syn_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	/* Tell the listener we are here, with our window. */
 	msk->echo_plane = msk->syn_plane;
 	msk->echo_time = now;
-	mrc_output_ack(msk, queue);
+	mrc_output_ack(msk, MRC_PKT_ACK, 0, queue);
 	mrc_output_push(msk, queue);
 }
 
@@ -221,12 +222,39 @@ static void mrc_rcv_rst(struct mrc_sock *msk)
 	mrc_conn_done(msk, err);
 }
 
-static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
-			 const struct mrc_hdr *hdr, struct sk_buff *skb)
+/* Remember the packet the next acknowledgment answers. */
+static void mrc_rcv_echo(struct mrc_sock *msk, const struct mrc_hdr *hdr,
+			 int plane_id)
 {
+	msk->echo_psn = ntohl(hdr->psn);
+	msk->echo_dsn = ntohl(hdr->dsn);
+	msk->echo_ev = ntohs(hdr->ev);
+	msk->echo_plane = plane_id;
+	msk->echo_time = ktime_get_ns();
+}
+
+static void mrc_rcv_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
+			struct sk_buff *skb)
+{
+	const struct mrc_ack *ack;
+
+	if (!pskb_may_pull(skb, sizeof(*ack)))
+		return;
+	ack = (const struct mrc_ack *)skb->data;
+	if (!pskb_may_pull(skb, struct_size(ack, sack, ack->nr_sack)))
+		return;
+	ack = (const struct mrc_ack *)skb->data;
+	mrc_output_ack_rcvd(msk, ack, skb->len, mrc_hdr_type(hdr),
+			    hdr->flags);
+}
+
+static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
+			 const struct mrc_hdr *hdr, struct sk_buff *skb,
+			 bool ce)
+{
+	u8 type = mrc_hdr_type(hdr), ack_type = MRC_PKT_ACK, ack_flags = 0;
 	struct sk_buff_head queue;
 	bool ack_now = false;
-	u8 type = mrc_hdr_type(hdr);
 
 	__skb_queue_head_init(&queue);
 	spin_lock(&msk->lock);
@@ -248,28 +276,30 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 
 	switch (type) {
 	case MRC_PKT_DATA:
-		msk->echo_psn = ntohl(hdr->psn);
-		msk->echo_dsn = ntohl(hdr->dsn);
-		msk->echo_ev = ntohs(hdr->ev);
-		msk->echo_plane = plane_id;
-		msk->echo_time = ktime_get_ns();
+		mrc_rcv_echo(msk, hdr, plane_id);
+		if (hdr->flags & MRC_F_TRIMMED) {
+			/* The payload is gone: ask for it again at once. */
+			msk->stats.rx_trimmed++;
+			ack_now = true;
+			ack_type = MRC_PKT_NACK;
+			break;
+		}
 		ack_now = mrc_rcv_data(msk, hdr, skb);
 		skb = NULL;
+		if (ce) {
+			msk->stats.rx_ce++;
+			ack_now = true;
+			ack_flags = MRC_F_ECE;
+		}
 		break;
 	case MRC_PKT_ACK:
-		if (pskb_may_pull(skb, sizeof(struct mrc_ack)) &&
-		    pskb_may_pull(skb, struct_size((struct mrc_ack *)skb->data,
-						   sack,
-						   ((struct mrc_ack *)
-						    skb->data)->nr_sack)))
-			mrc_output_ack_rcvd(msk,
-					    (const struct mrc_ack *)skb->data,
-					    skb->len);
+	case MRC_PKT_NACK:
+		mrc_rcv_ack(msk, hdr, skb);
 		break;
 	case MRC_PKT_PROBE:
-		msk->echo_plane = plane_id;
-		msk->echo_time = ktime_get_ns();
+		mrc_rcv_echo(msk, hdr, plane_id);
 		ack_now = true;
+		ack_flags = MRC_F_PROBE_ECHO;
 		break;
 	}
 
@@ -279,7 +309,7 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 		goto drop;
 	}
 	if (ack_now)
-		mrc_output_ack(msk, &queue);
+		mrc_output_ack(msk, ack_type, ack_flags, &queue);
 	else if (msk->ack_pending)
 		mrc_ack_arm(msk);
 	mrc_output_push(msk, &queue);
@@ -369,6 +399,7 @@ int mrc_input(struct sock *usk, struct sk_buff *skb)
 	struct mrc_sock *msk;
 	struct mrc_addr saddr;
 	struct mrc_hdr hdr;
+	bool ce;
 	u8 type;
 
 	if (!plane)
@@ -383,6 +414,8 @@ int mrc_input(struct sock *usk, struct sk_buff *skb)
 		goto drop_count;
 	mrc_skb_saddr(skb, plane->family, &saddr);
 	type = mrc_hdr_type(&hdr);
+	ce = INET_ECN_is_ce(plane->family == AF_INET ?
+			    ip_hdr(skb)->tos : ipv6_get_dsfield(ipv6_hdr(skb)));
 
 	if (type == MRC_PKT_SYN) {
 		mrc_rcv_syn(mn, plane, &hdr, &saddr, skb);
@@ -412,7 +445,7 @@ int mrc_input(struct sock *usk, struct sk_buff *skb)
 		sock_put(&msk->sk);
 		goto drop_count;
 	}
-	mrc_rcv_conn(msk, plane->id, &hdr, skb);
+	mrc_rcv_conn(msk, plane->id, &hdr, skb, ce);
 	sock_put(&msk->sk);
 	return 0;
 

@@ -139,9 +139,11 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
 /**
  * struct mrc_conn_plane - a plane as one connection uses it
  * @raddr: the peer's address on the plane; AF_UNSPEC when not shared
- * @evs: this plane's entropy values, in &mrc_sock.evs
+ * @evs: this plane's entropy values, in &mrc_sock.ev_table
  * @nr_evs: number of @evs
+ * @nr_active: entries of @evs in use, not retired
  * @next_ev: index of the next EV to send on
+ * @up: whether the local plane was up when last seen
  * @inflight: DATA packets sent on the plane and not yet acknowledged, in
  *	sending order, linked by &sk_buff.list
  * @nr_inflight: entries in @inflight
@@ -152,16 +154,27 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @rttvar_us: its variation
  * @rack_sent: send time of the latest-sent packet known delivered
  * @recovery_psn: no further window reduction for losses before this PSN
+ * @ce_acked: packets acknowledged in this round of ECN accounting
+ * @ce_marked: of those, packets that arrived marked
+ * @ce_round_psn: the round of ECN accounting ends with this PSN
+ * @ce_alpha: smoothed fraction of marked packets, in 1/1024
  * @tx_packets: DATA packets sent, resends included
  * @tx_bytes: payload bytes sent
  * @rx_packets: packets received
  * @retransmits: DATA packets resent after a loss on the plane
+ * @retirements: EVs retired after a loss
+ * @probes: probes sent on retired EVs
+ * @restores: EVs back in use after a probe came through
+ * @ce_marks: acknowledgments of packets marked CE
+ * @trims: packets a switch trimmed, reported by NACK
  */
 struct mrc_conn_plane {
 	struct mrc_addr		raddr;
-	u16			*evs;
+	struct mrc_ev		*evs;
 	u16			nr_evs;
+	u16			nr_active;
 	u16			next_ev;
+	bool			up;
 	struct list_head	inflight;
 	u32			nr_inflight;
 	u32			cwnd;
@@ -171,10 +184,46 @@ struct mrc_conn_plane {
 	u32			rttvar_us;
 	u64			rack_sent;
 	u32			recovery_psn;
+	u32			ce_acked;
+	u32			ce_marked;
+	u32			ce_round_psn;
+	u32			ce_alpha;
 	u64			tx_packets;
 	u64			tx_bytes;
 	u64			rx_packets;
 	u64			retransmits;
+	u64			retirements;
+	u64			probes;
+	u64			restores;
+	u64			ce_marks;
+	u64			trims;
+};
+
+enum mrc_ev_state {
+	MRC_EV_ACTIVE,
+	MRC_EV_RETIRED,
+};
+
+/**
+ * struct mrc_ev - one entropy value (path) of a connection
+ * @port: the EV: UDP source port and IPv6 flow label
+ * @state: an &enum mrc_ev_state
+ * @probe_shift: backoff of the probes of a retired EV
+ * @skip: picks to skip after a CE mark, so marked paths carry less
+ * @probe_psn: PSN of the last probe sent on it
+ * @next_probe: when to probe a retired EV again
+ * @tx_packets: DATA packets sent on it
+ * @losses: packets found lost on it
+ */
+struct mrc_ev {
+	u16	port;
+	u8	state;
+	u8	probe_shift;
+	u32	skip;
+	u32	probe_psn;
+	u64	next_probe;
+	u64	tx_packets;
+	u32	losses;
 };
 
 /**
@@ -200,7 +249,7 @@ struct mrc_conn_plane {
  * @planes: every plane id; shared ones have a peer address
  * @plane_mask: ids of the shared planes
  * @next_plane: where the round robin over planes resumes
- * @evs: entropy values of all planes
+ * @ev_table: entropy values of all planes
  * @mss: payload bytes per DATA packet
  * @write_queue: DATA packets cut and not yet sent
  * @rtx_queue: DATA packets found lost, to resend, linked by &sk_buff.list
@@ -270,7 +319,7 @@ struct mrc_sock {
 	struct mrc_conn_plane	planes[MRC_MAX_PLANES];
 	u32			plane_mask;
 	u8			next_plane;
-	u16			evs[MRC_MAX_EVS];
+	struct mrc_ev		*ev_table;
 	u32			mss;
 
 	struct sk_buff_head	write_queue;
@@ -323,6 +372,8 @@ struct mrc_sock {
 		u64	rx_duplicates;
 		u64	acks_sent;
 		u64	timeouts;
+		u64	rx_ce;
+		u64	rx_trimmed;
 	} stats;
 };
 
@@ -338,6 +389,7 @@ struct mrc_skb_cb {
 	u16	ev;
 	u8	plane;
 	u8	flags;		/* MRC_F_* */
+	u8	ev_idx;	/* in &mrc_sock.ev_table */
 	u8	sent_once:1,
 		lost:1;
 };
@@ -362,6 +414,9 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 #define MRC_MIN_CWND		2
 #define MRC_ACK_EVERY		16
 #define MRC_PUSH_BURST		64
+#define MRC_CE_SKIP		4
+#define MRC_PROBE_MIN_NS	(500 * NSEC_PER_USEC)
+#define MRC_PROBE_MAX_NS	(100 * NSEC_PER_MSEC)
 #define MRC_ACK_DELAY_NS	(50 * NSEC_PER_USEC)
 #define MRC_RTO_INIT_NS		(20 * NSEC_PER_MSEC)
 #define MRC_RTO_MIN_NS		(1 * NSEC_PER_MSEC)
@@ -446,10 +501,14 @@ void mrc_output_queue(struct mrc_sock *msk, struct sk_buff_head *pkts);
 void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue);
 void mrc_output_free_skb(struct mrc_sock *msk, struct sk_buff *skb);
 void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
-			 unsigned int len);
+			 unsigned int len, u8 type, u8 flags);
+void mrc_output_requeue_plane(struct mrc_sock *msk, struct mrc_conn_plane *cp);
+u32 mrc_output_probe_ev(struct mrc_sock *msk, int id, u16 ev,
+			struct sk_buff_head *queue);
 void mrc_output_timeout(struct mrc_sock *msk, u64 now);
 u64 mrc_output_next_timeout(struct mrc_sock *msk);
-void mrc_output_ack(struct mrc_sock *msk, struct sk_buff_head *queue);
+void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
+		    struct sk_buff_head *queue);
 int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue);
 void mrc_output_probe(struct mrc_sock *msk, struct sk_buff_head *queue);
 void mrc_output_rst(struct mrc_sock *msk, struct sk_buff_head *queue);
@@ -467,8 +526,20 @@ void mrc_cc_rtt_sample(struct mrc_conn_plane *cp, u32 rtt_us);
 u64 mrc_srtt_ns(const struct mrc_conn_plane *cp);
 u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
-void mrc_cc_on_ack(struct mrc_conn_plane *cp);
+void mrc_cc_on_ack(struct mrc_conn_plane *cp, u32 psn);
 void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn);
+
+/* path.c */
+bool mrc_path_plane_up(struct mrc_sock *msk, int id);
+int mrc_path_pick_plane(struct mrc_sock *msk, int avoid);
+struct mrc_ev *mrc_path_next_ev(struct mrc_conn_plane *cp, u16 avoid);
+void mrc_path_lost(struct mrc_conn_plane *cp, struct mrc_ev *ev, bool timeout,
+		   u64 now);
+void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue);
+u64 mrc_path_next_probe(struct mrc_sock *msk);
+void mrc_path_probe_answered(struct mrc_sock *msk, u16 port, u32 psn);
+void mrc_path_ce(struct mrc_conn_plane *cp, struct mrc_ev *ev);
+void mrc_path_planes_changed(struct mrc_net *mn);
 
 /* timer.c */
 void mrc_timer_init(struct mrc_sock *msk);

@@ -29,6 +29,7 @@ struct mrc_xmit_cb {
 	struct mrc_addr	raddr;
 	u16		ev;
 	u8		plane;
+	u8		ecn;
 };
 
 #define MRC_XMIT_CB(skb) ((struct mrc_xmit_cb *)(skb)->cb)
@@ -56,7 +57,7 @@ static void mrc_xmit4(struct net *net, struct mrc_plane *plane,
 		return;
 	}
 	udp_tunnel_xmit_skb(rt, plane->sock->sk, skb, fl4.saddr, fl4.daddr,
-			    0, ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
+			    xcb->ecn, ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
 			    htons(xcb->ev), port, false, false);
 }
 
@@ -83,7 +84,7 @@ static void mrc_xmit6(struct net *net, struct mrc_plane *plane,
 	}
 	/* The flow label carries the EV too, for fabrics that hash on it. */
 	udp_tunnel6_xmit_skb(dst, plane->sock->sk, skb, NULL, &fl6.saddr,
-			     &fl6.daddr, 0, ip6_dst_hoplimit(dst),
+			     &fl6.daddr, xcb->ecn, ip6_dst_hoplimit(dst),
 			     htonl(xcb->ev), htons(xcb->ev), port, false);
 }
 
@@ -151,28 +152,6 @@ struct sk_buff *mrc_alloc_skb(unsigned int len, gfp_t gfp)
 	return skb;
 }
 
-static bool mrc_plane_usable(struct mrc_sock *msk, int id)
-{
-	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
-	struct mrc_plane *plane;
-	bool usable;
-
-	rcu_read_lock();
-	plane = rcu_dereference(mn->plane_by_id[id]);
-	usable = plane && READ_ONCE(plane->state) == MRC_PLANE_STATE_UP;
-	rcu_read_unlock();
-	return usable;
-}
-
-static u16 mrc_next_ev(struct mrc_conn_plane *cp, u16 avoid)
-{
-	u16 ev = cp->evs[cp->next_ev++ % cp->nr_evs];
-
-	if (ev == avoid && cp->nr_evs > 1)
-		ev = cp->evs[cp->next_ev++ % cp->nr_evs];
-	return ev;
-}
-
 /* Any EV of a plane, for control packets. */
 u16 mrc_some_ev(struct mrc_sock *msk, int id)
 {
@@ -180,34 +159,7 @@ u16 mrc_some_ev(struct mrc_sock *msk, int id)
 
 	if (!cp->nr_evs)
 		return MRC_EV_MIN + get_random_u32_below(U16_MAX - MRC_EV_MIN);
-	return cp->evs[get_random_u32_below(cp->nr_evs)];
-}
-
-/*
- * Round robin over the shared planes that are up and have room in their
- * congestion window; @avoid is skipped unless it is the only choice.
- */
-static int mrc_pick_plane(struct mrc_sock *msk, int avoid)
-{
-	int i, id, fallback = -1;
-
-	for (i = 0; i < MRC_MAX_PLANES; i++) {
-		struct mrc_conn_plane *cp;
-
-		id = (msk->next_plane + i) % MRC_MAX_PLANES;
-		if (!(msk->plane_mask & BIT(id)))
-			continue;
-		cp = &msk->planes[id];
-		if (cp->nr_inflight >= cp->cwnd || !mrc_plane_usable(msk, id))
-			continue;
-		if (id == avoid) {
-			fallback = id;
-			continue;
-		}
-		msk->next_plane = id + 1;
-		return id;
-	}
-	return fallback;
+	return cp->evs[get_random_u32_below(cp->nr_evs)].port;
 }
 
 static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
@@ -218,9 +170,13 @@ static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
 	bool resend = cb->sent_once;
 	struct sk_buff *copy;
 	struct mrc_hdr *hdr;
+	struct mrc_ev *ev;
 
+	ev = mrc_path_next_ev(cp, resend ? cb->ev : 0);
+	ev->tx_packets++;
 	cb->plane = id;
-	cb->ev = mrc_next_ev(cp, resend ? cb->ev : 0);
+	cb->ev = ev->port;
+	cb->ev_idx = ev - msk->ev_table;
 	cb->psn = msk->next_psn++;
 	cb->sent = ktime_get_ns();
 	cb->sent_once = 1;
@@ -248,6 +204,7 @@ static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
 	hdr->msg_id = htonl(cb->msg_id);
 	hdr->offset = htonl(cb->offset);
 	mrc_queue_xmit(queue, copy, id, cb->ev, &cp->raddr);
+	MRC_XMIT_CB(copy)->ecn = INET_ECN_ECT_0;
 }
 
 /*
@@ -269,7 +226,7 @@ void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
 	while (!list_empty(&msk->rtx_queue) && budget) {
 		skb = list_first_entry(&msk->rtx_queue, struct sk_buff, list);
 		cb = MRC_SKB_CB(skb);
-		id = mrc_pick_plane(msk, cb->plane);
+		id = mrc_path_pick_plane(msk, cb->plane);
 		if (id < 0)
 			return;
 		list_del(&skb->list);
@@ -282,7 +239,7 @@ void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
 		if (!mrc_before(msk->snd_nxt, msk->snd_wnd_end) ||
 		    msk->snd_nxt - msk->snd_una >= MRC_RING_SIZE)
 			break;
-		id = mrc_pick_plane(msk, -1);
+		id = mrc_path_pick_plane(msk, -1);
 		if (id < 0)
 			break;
 		__skb_unlink(skb, &msk->write_queue);
@@ -311,8 +268,16 @@ void mrc_output_free_skb(struct mrc_sock *msk, struct sk_buff *skb)
 	kfree_skb(skb);
 }
 
-/* Each round trip of the plane counts once in its congestion window. */
-static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb)
+enum mrc_loss {
+	MRC_LOSS_GAP,		/* later packets on the plane arrived */
+	MRC_LOSS_TIMEOUT,	/* nothing came back in time */
+	MRC_LOSS_TRIM,		/* a switch cut the payload: congestion */
+	MRC_LOSS_PLANE_DOWN,	/* the local plane went away */
+};
+
+/* Queue a packet for resending, and learn from the loss. */
+static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
+			  enum mrc_loss why, u64 now)
 {
 	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
@@ -321,7 +286,21 @@ static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb)
 	cp->nr_inflight--;
 	cb->lost = 1;
 	list_add_tail(&skb->list, &msk->rtx_queue);
+	if (why == MRC_LOSS_PLANE_DOWN)
+		return;
 	mrc_cc_on_loss(msk, cp, cb->psn);
+	if (why != MRC_LOSS_TRIM)
+		mrc_path_lost(cp, &msk->ev_table[cb->ev_idx],
+			      why == MRC_LOSS_TIMEOUT, now);
+}
+
+/* The local plane went down: resend what it carried, without waiting. */
+void mrc_output_requeue_plane(struct mrc_sock *msk, struct mrc_conn_plane *cp)
+{
+	struct sk_buff *skb, *tmp;
+
+	list_for_each_entry_safe(skb, tmp, &cp->inflight, list)
+		mrc_mark_lost(msk, skb, MRC_LOSS_PLANE_DOWN, 0);
 }
 
 static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
@@ -335,7 +314,7 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 		cp->nr_inflight--;
 		if (cb->sent > cp->rack_sent)
 			cp->rack_sent = cb->sent;
-		mrc_cc_on_ack(cp);
+		mrc_cc_on_ack(cp, cb->psn);
 	}
 	if (cb->flags & MRC_F_FIN)
 		msk->fin_acked = true;
@@ -379,7 +358,7 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 				break;
 			if (now - cb->sent < mrc_srtt_ns(cp) + reo)
 				break;
-			mrc_mark_lost(msk, skb);
+			mrc_mark_lost(msk, skb, MRC_LOSS_GAP, now);
 		}
 	}
 }
@@ -397,7 +376,7 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
 			if (now - MRC_SKB_CB(skb)->sent < rto)
 				break;
-			mrc_mark_lost(msk, skb);
+			mrc_mark_lost(msk, skb, MRC_LOSS_TIMEOUT, now);
 		}
 	}
 }
@@ -423,15 +402,51 @@ u64 mrc_output_next_timeout(struct mrc_sock *msk)
 	return when;
 }
 
-/* An acknowledgment from the peer; @len bytes of body at @ack. */
-void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
-			 unsigned int len)
+/*
+ * What the acknowledgment says of the one packet that triggered it: its
+ * round-trip time, a CE mark, or (NACK) that a switch trimmed it.
+ */
+static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
+			  u8 type, u8 flags, u64 now)
 {
-	u32 cum = ntohl(ack->cum_dsn), echo_dsn = ntohl(ack->echo_dsn);
+	u32 echo_dsn = ntohl(ack->echo_dsn);
+	struct mrc_conn_plane *cp;
+	struct mrc_skb_cb *cb;
+	struct sk_buff *skb;
+	s64 rtt;
+
+	if (mrc_before(echo_dsn, msk->snd_una) ||
+	    !mrc_before(echo_dsn, msk->snd_nxt))
+		return;
+	skb = msk->snd_ring[echo_dsn % MRC_RING_SIZE];
+	if (!skb || MRC_SKB_CB(skb)->psn != ntohl(ack->echo_psn))
+		return;
+	cb = MRC_SKB_CB(skb);
+	cp = &msk->planes[cb->plane];
+
+	if (type == MRC_PKT_NACK) {
+		cp->trims++;
+		if (!cb->lost)
+			mrc_mark_lost(msk, skb, MRC_LOSS_TRIM, now);
+		return;
+	}
+	rtt = now - cb->sent - (u64)ntohl(ack->delay_us) * NSEC_PER_USEC;
+	mrc_cc_rtt_sample(cp, div_u64(max_t(s64, rtt, NSEC_PER_USEC),
+				      NSEC_PER_USEC));
+	if (flags & MRC_F_ECE) {
+		mrc_path_ce(cp, &msk->ev_table[cb->ev_idx]);
+		cp->ce_marked++;
+	}
+}
+
+/* An ACK or NACK from the peer; @len bytes of body at @ack. */
+void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
+			 unsigned int len, u8 type, u8 flags)
+{
+	u32 cum = ntohl(ack->cum_dsn);
 	unsigned int i, nr = min_t(unsigned int, ack->nr_sack,
 				   MRC_MAX_SACK_BLOCKS);
 	u64 now = ktime_get_ns();
-	struct sk_buff *skb;
 	bool progress;
 
 	if (len < struct_size(ack, sack, nr))
@@ -439,19 +454,11 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	if (mrc_before(msk->snd_nxt, cum) || !msk->snd_ring)
 		return;
 
-	/* Time the packet that triggered the ACK, if this was its last send. */
-	if (!mrc_before(echo_dsn, msk->snd_una) &&
-	    mrc_before(echo_dsn, msk->snd_nxt)) {
-		skb = msk->snd_ring[echo_dsn % MRC_RING_SIZE];
-		if (skb && MRC_SKB_CB(skb)->psn == ntohl(ack->echo_psn)) {
-			struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
-			s64 rtt = now - cb->sent -
-				  (u64)ntohl(ack->delay_us) * NSEC_PER_USEC;
-
-			mrc_cc_rtt_sample(&msk->planes[cb->plane],
-					  max_t(s64, rtt, 1000) / NSEC_PER_USEC);
-		}
-	}
+	if (flags & MRC_F_PROBE_ECHO)
+		mrc_path_probe_answered(msk, ntohs(ack->echo_ev),
+					ntohl(ack->echo_psn));
+	else
+		mrc_echo_rcvd(msk, ack, type, flags, now);
 
 	progress = mrc_before(msk->snd_una, cum);
 	mrc_ack_range(msk, msk->snd_una, cum, now);
@@ -474,8 +481,9 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		msk->sk.sk_write_space(&msk->sk);
 }
 
-/* Cut an ACK for what arrived; the receive side calls it. */
-void mrc_output_ack(struct mrc_sock *msk, struct sk_buff_head *queue)
+/* Cut an ACK (or NACK) for what arrived; the receive side calls it. */
+void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
+		    struct sk_buff_head *queue)
 {
 	int id = msk->echo_plane;
 	struct sk_buff *skb;
@@ -531,11 +539,11 @@ void mrc_output_ack(struct mrc_sock *msk, struct sk_buff_head *queue)
 	ack->delay_us = htonl(div_u64(ktime_get_ns() - msk->echo_time,
 				      NSEC_PER_USEC));
 
-	if (!(msk->plane_mask & BIT(id)) || !mrc_plane_usable(msk, id))
-		id = mrc_pick_plane(msk, -1);
+	if (!(msk->plane_mask & BIT(id)) || !mrc_path_plane_up(msk, id))
+		id = mrc_path_pick_plane(msk, -1);
 	if (id < 0)
 		id = msk->echo_plane;
-	hdr = mrc_push_hdr(skb, MRC_PKT_ACK, 0, mrc_some_ev(msk, id),
+	hdr = mrc_push_hdr(skb, type, flags, mrc_some_ev(msk, id),
 			   msk->rcid, msk->lcid);
 	hdr->psn = htonl(msk->next_psn++);
 	msk->ack_pending = 0;
@@ -572,29 +580,38 @@ int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue)
 	return 0;
 }
 
-/* PROBE asks the peer for an ACK: its window, when ours is shut. */
-void mrc_output_probe(struct mrc_sock *msk, struct sk_buff_head *queue)
+/*
+ * PROBE asks the peer for an ACK on a given path: to test a retired EV,
+ * or to learn the window when ours is shut.  Returns the probe's PSN.
+ */
+u32 mrc_output_probe_ev(struct mrc_sock *msk, int id, u16 ev,
+			struct sk_buff_head *queue)
 {
+	u32 psn = msk->next_psn++;
 	struct sk_buff *skb;
 	struct mrc_hdr *hdr;
-	int id;
 
-	id = mrc_pick_plane(msk, -1);
-	if (id < 0)
-		return;
 	skb = mrc_alloc_skb(0, GFP_ATOMIC);
 	if (!skb)
-		return;
-	hdr = mrc_push_hdr(skb, MRC_PKT_PROBE, 0, mrc_some_ev(msk, id),
-			   msk->rcid, msk->lcid);
-	hdr->psn = htonl(msk->next_psn++);
-	mrc_queue_xmit(queue, skb, id, ntohs(hdr->ev), &msk->planes[id].raddr);
+		return psn;
+	hdr = mrc_push_hdr(skb, MRC_PKT_PROBE, 0, ev, msk->rcid, msk->lcid);
+	hdr->psn = htonl(psn);
+	mrc_queue_xmit(queue, skb, id, ev, &msk->planes[id].raddr);
+	return psn;
+}
+
+void mrc_output_probe(struct mrc_sock *msk, struct sk_buff_head *queue)
+{
+	int id = mrc_path_pick_plane(msk, -1);
+
+	if (id >= 0)
+		mrc_output_probe_ev(msk, id, mrc_some_ev(msk, id), queue);
 }
 
 /* RST of a connection, on whatever plane still works. */
 void mrc_output_rst(struct mrc_sock *msk, struct sk_buff_head *queue)
 {
-	int id = mrc_pick_plane(msk, -1);
+	int id = mrc_path_pick_plane(msk, -1);
 
 	if (id < 0)
 		id = msk->syn_plane;

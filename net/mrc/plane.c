@@ -181,6 +181,7 @@ static void mrc_plane_refresh(struct mrc_plane *plane, bool force)
 	if (state == plane->state && !force)
 		return;
 	WRITE_ONCE(plane->state, state);
+	mrc_path_planes_changed(plane->mn);
 	mrc_nl_notify_plane(plane, MRC_CMD_PLANE_CHANGE_NTF);
 }
 
@@ -326,6 +327,7 @@ struct mrc_plane *mrc_plane_add(struct mrc_net *mn,
 	netdev_hold(plane->dev, &plane->dev_tracker, GFP_KERNEL);
 	plane->state = mrc_plane_compute_state(plane);
 	mrc_plane_link(mn, plane);
+	mrc_path_planes_changed(mn);
 	mrc_nl_notify_plane(plane, MRC_CMD_PLANE_ADD_NTF);
 	return plane;
 
@@ -350,6 +352,7 @@ static void __mrc_plane_del(struct mrc_plane *plane, bool notify)
 	list_del_rcu(&plane->list);
 	RCU_INIT_POINTER(mn->plane_by_id[plane->id], NULL);
 	WRITE_ONCE(mn->nr_planes, mn->nr_planes - 1);
+	mrc_path_planes_changed(mn);
 	if (notify)
 		mrc_nl_notify_plane(plane, MRC_CMD_PLANE_DEL_NTF);
 	/*

@@ -19,17 +19,23 @@ enum mrc_pkt_type {
 	MRC_PKT_ACK		= 4,
 	MRC_PKT_PROBE		= 5,
 	MRC_PKT_RST		= 6,
+	MRC_PKT_NACK		= 7,
 };
 
 /* Flags of DATA packets. */
 #define MRC_F_LAST		0x01	/* last packet of a message */
 #define MRC_F_FIN		0x02	/* the sender sends no more data */
 #define MRC_F_RETX		0x04	/* a resend */
+#define MRC_F_TRIMMED		0x08	/* a switch cut the payload off */
+
+/* Flags of ACK and NACK packets. */
+#define MRC_F_ECE		0x01	/* the echoed packet was marked CE */
+#define MRC_F_PROBE_ECHO	0x02	/* the echoed packet was a PROBE */
 
 /**
  * struct mrc_hdr - header of every MRC packet
  * @ver_type: version in the high four bits, &enum mrc_pkt_type in the low
- * @flags: MRC_F_* for DATA, zero otherwise
+ * @flags: MRC_F_* of the type, zero for types without flags
  * @ev: entropy value the packet was sent on (also its UDP source port)
  * @dst_cid: connection id chosen by the receiver; zero in a SYN
  * @src_cid: connection id chosen by the sender
@@ -94,7 +100,7 @@ struct mrc_sack_block {
 #define MRC_MAX_SACK_BLOCKS	16
 
 /**
- * struct mrc_ack - body of ACK
+ * struct mrc_ack - body of ACK and NACK
  * @cum_dsn: every DSN before this one arrived
  * @wnd_end: the sender may send DSNs before this one
  * @echo_psn: PSN of the packet that triggered the acknowledgment

@@ -49,6 +49,9 @@ static u64 mrc_next_deadline(struct mrc_sock *msk)
 		}
 		break;
 	}
+	t = mrc_path_next_probe(msk);
+	if (t && (!when || t < when))
+		when = t;
 	if (msk->close_deadline && (!when || msk->close_deadline < when))
 		when = msk->close_deadline;
 	return when;
@@ -100,6 +103,7 @@ static void mrc_timer_established(struct mrc_sock *msk, u64 now,
 	if (mrc_window_shut(msk) || (!list_empty(&msk->rtx_queue) &&
 				     msk->snd_una == msk->snd_nxt))
 		mrc_output_probe(msk, queue);
+	mrc_path_probe(msk, now, queue);
 	mrc_output_push(msk, queue);
 }
 
@@ -149,7 +153,7 @@ static enum hrtimer_restart mrc_ack_fire(struct hrtimer *timer)
 	__skb_queue_head_init(&queue);
 	spin_lock(&msk->lock);
 	if (!msk->dead && msk->ack_pending)
-		mrc_output_ack(msk, &queue);
+		mrc_output_ack(msk, MRC_PKT_ACK, 0, &queue);
 	spin_unlock(&msk->lock);
 	mrc_xmit(sock_net(&msk->sk), &queue);
 	return HRTIMER_NORESTART;
