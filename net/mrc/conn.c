@@ -389,6 +389,7 @@ static void mrc_conn_purge(struct mrc_sock *msk)
 		msk->rcv_ring[i] = NULL;
 	}
 	msk->rcv_ofo = 0;
+	msk->rcv_ofo_mem = 0;
 	spin_unlock_bh(&msk->lock);
 	sk->sk_write_space(sk);
 }

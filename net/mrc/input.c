@@ -56,6 +56,14 @@ void mrc_rcv_update_window(struct mrc_sock *msk)
 		msk->rcv_wnd_end = end;
 }
 
+/* The window a handshake offers, from the receive buffer alone. */
+u32 mrc_rcv_initial_window(const struct mrc_sock *msk)
+{
+	u32 wnd = READ_ONCE(msk->sk.sk_rcvbuf) / mrc_pkt_truesize(msk);
+
+	return clamp_t(u32, wnd, 1, MRC_RING_SIZE);
+}
+
 /* Whether reading opened the window enough to tell the peer. */
 bool mrc_rcv_window_grew(struct mrc_sock *msk)
 {
@@ -81,6 +89,7 @@ static void mrc_rcv_deliver(struct mrc_sock *msk)
 		msk->rcv_ring[slot] = NULL;
 		__clear_bit(slot, msk->rcv_map);
 		msk->rcv_ofo--;
+		msk->rcv_ofo_mem -= skb->truesize;
 		msk->rcv_nxt++;
 		if (MRC_SKB_CB(skb)->flags & MRC_F_FIN) {
 			kfree_skb(skb);
@@ -96,9 +105,12 @@ static void mrc_rcv_deliver(struct mrc_sock *msk)
 	}
 }
 
-/* A DATA packet; consumes @skb.  Returns whether to acknowledge now. */
+/*
+ * A DATA packet; consumes @skb.  Returns whether to acknowledge now, and
+ * sets @nack when the acknowledgment must be a NACK of this packet.
+ */
 static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
-			 struct sk_buff *skb)
+			 struct sk_buff *skb, bool *nack)
 {
 	struct sock *sk = &msk->sk;
 	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
@@ -126,11 +138,17 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 		msk->rst_pending = true;
 		goto drop;
 	}
-	/* What the peer makes us hold is charged to us and bounded. */
+	/*
+	 * What the peer makes us hold is charged to us and bounded: packets
+	 * out of order by the buffer, the next one in order by twice that,
+	 * so that out-of-order data never keeps out what would free it.  A
+	 * drop for memory is told with a NACK: it is no path's fault.
+	 */
 	if (atomic_read(&sk->sk_rmem_alloc) &&
 	    atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
-	    READ_ONCE(sk->sk_rcvbuf)) {
+	    READ_ONCE(sk->sk_rcvbuf) * (dsn == msk->rcv_nxt ? 2 : 1)) {
 		msk->stats.rx_dropped++;
+		*nack = true;
 		goto drop_ack;
 	}
 
@@ -149,6 +167,7 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	msk->rcv_ring[slot] = skb;
 	__set_bit(slot, msk->rcv_map);
 	msk->rcv_ofo++;
+	msk->rcv_ofo_mem += skb->truesize;
 	if (in_order) {
 		mrc_rcv_deliver(msk);
 		sk->sk_data_ready(sk);
@@ -254,7 +273,7 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 {
 	u8 type = mrc_hdr_type(hdr), ack_type = MRC_PKT_ACK, ack_flags = 0;
 	struct sk_buff_head queue;
-	bool ack_now = false;
+	bool ack_now = false, nack;
 
 	__skb_queue_head_init(&queue);
 	spin_lock(&msk->lock);
@@ -284,8 +303,11 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 			ack_type = MRC_PKT_NACK;
 			break;
 		}
-		ack_now = mrc_rcv_data(msk, hdr, skb);
+		nack = false;
+		ack_now = mrc_rcv_data(msk, hdr, skb, &nack);
 		skb = NULL;
+		if (nack)
+			ack_type = MRC_PKT_NACK;
 		if (ce) {
 			msk->stats.rx_ce++;
 			ack_now = true;
@@ -437,8 +459,12 @@ int mrc_input(struct sock *usk, struct sk_buff *skb)
 		goto drop_count;
 	}
 
-	/* Only the peer, from its address on this plane, speaks for it. */
-	if (type == MRC_PKT_SYN_ACK ?
+	/*
+	 * Only the peer, from its address on this plane, speaks for it;
+	 * during the handshake, only the address that was dialled.
+	 */
+	if (type == MRC_PKT_SYN_ACK ||
+	    READ_ONCE(msk->sk.sk_state) == TCP_SYN_SENT ?
 	    !mrc_addr_equal(&saddr, &msk->daddr) :
 	    ntohl(hdr.src_cid) != READ_ONCE(msk->rcid) ||
 	    !mrc_addr_equal(&saddr, &msk->planes[plane->id].raddr)) {

@@ -267,6 +267,7 @@ struct mrc_ev {
  * @rcv_nxt: next DSN to deliver
  * @rcv_wnd_end: window end last advertised
  * @rcv_ofo: packets in @rcv_ring
+ * @rcv_ofo_mem: memory they take
  * @rcv_msgs: complete messages in the receive queue (SOCK_SEQPACKET)
  * @rcv_in_msg: the head of the receive queue continues a message that
  *	recvmsg() has started to deliver
@@ -339,6 +340,7 @@ struct mrc_sock {
 	u32			rcv_nxt;
 	u32			rcv_wnd_end;
 	u32			rcv_ofo;
+	u32			rcv_ofo_mem;
 	u32			rcv_msgs;
 	bool			rcv_in_msg;
 	u32			rcv_truesize;
@@ -520,6 +522,7 @@ u16 mrc_some_ev(struct mrc_sock *msk, int id);
 int mrc_input(struct sock *usk, struct sk_buff *skb);
 void mrc_rcv_update_window(struct mrc_sock *msk);
 bool mrc_rcv_window_grew(struct mrc_sock *msk);
+u32 mrc_rcv_initial_window(const struct mrc_sock *msk);
 
 /* cc.c */
 void mrc_cc_rtt_sample(struct mrc_conn_plane *cp, u32 rtt_us);

@@ -5,11 +5,13 @@
  * Policies and the op table are generated from
  * Documentation/netlink/specs/mrc.yaml into netlink_gen.c.  Requests that
  * change planes or settings run under RTNL, as do the device notifiers.
+ * Connections are read under RCU, each one copied under its own lock.
  *
  * Copyright (C) 2026 The MRC for Linux authors
  */
 
 #include <linux/rtnetlink.h>
+#include <linux/slab.h>
 #include <net/genetlink.h>
 #include <linux/mrc_netlink.h>
 
@@ -376,6 +378,293 @@ int mrc_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	}
 	return genlmsg_reply(msg, info);
+}
+
+/* A connection as reported, copied under its lock. */
+struct mrc_nl_conn {
+	u32			id;
+	u32			peer_id;
+	u32			state;
+	u32			type;
+	u16			port;
+	u16			peer_port;
+	struct mrc_addr		peer_addr;
+	u32			mss;
+	u32			snd_wnd;
+	u32			rcv_wnd;
+	u32			inflight;
+	struct mrc_conn_stats	stats;
+	u32			plane_mask;
+	struct mrc_nl_conn_plane {
+		struct mrc_addr	peer_addr;
+		u32		evs;
+		u32		cwnd;
+		u32		srtt_us;
+		u32		inflight;
+		u64		tx_packets;
+		u64		tx_bytes;
+		u64		rx_packets;
+		u64		retransmits;
+	} planes[MRC_MAX_PLANES];
+};
+
+static u32 mrc_nl_conn_state(const struct mrc_sock *msk)
+{
+	const struct sock *sk = &msk->sk;
+
+	switch (READ_ONCE(sk->sk_state)) {
+	case TCP_SYN_SENT:
+		return MRC_CONN_STATE_SYN_SENT;
+	case TCP_ESTABLISHED:
+		if (msk->closed || READ_ONCE(sk->sk_shutdown) == SHUTDOWN_MASK)
+			return MRC_CONN_STATE_CLOSING;
+		return MRC_CONN_STATE_ESTABLISHED;
+	default:
+		return MRC_CONN_STATE_CLOSED;
+	}
+}
+
+/*
+ * Copy what is reported of a connection.  The caller holds a reference or
+ * the RCU read lock: MRC sockets are freed after a grace period.
+ */
+static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
+{
+	int id;
+
+	spin_lock_bh(&msk->lock);
+	c->id = msk->lcid;
+	c->peer_id = msk->rcid;
+	c->state = mrc_nl_conn_state(msk);
+	c->type = msk->sk.sk_type == SOCK_SEQPACKET ?
+		  MRC_CONN_TYPE_SEQPACKET : MRC_CONN_TYPE_STREAM;
+	c->port = READ_ONCE(msk->port);
+	c->peer_port = msk->dport;
+	c->peer_addr = msk->daddr;
+	c->mss = msk->mss;
+	c->snd_wnd = msk->snd_wnd_end - msk->snd_una;
+	c->rcv_wnd = msk->rcv_wnd_end - msk->rcv_nxt;
+	c->inflight = msk->snd_nxt - msk->snd_una;
+	c->stats = msk->stats;
+	c->plane_mask = msk->plane_mask;
+	for (id = 0; id < MRC_MAX_PLANES; id++) {
+		const struct mrc_conn_plane *cp = &msk->planes[id];
+		struct mrc_nl_conn_plane *p = &c->planes[id];
+
+		if (!(c->plane_mask & BIT(id)))
+			continue;
+		p->peer_addr = cp->raddr;
+		p->evs = cp->nr_evs;
+		p->cwnd = cp->cwnd;
+		p->srtt_us = cp->srtt_us;
+		p->inflight = cp->nr_inflight;
+		p->tx_packets = cp->tx_packets;
+		p->tx_bytes = cp->tx_bytes;
+		p->rx_packets = cp->rx_packets;
+		p->retransmits = cp->retransmits;
+	}
+	spin_unlock_bh(&msk->lock);
+}
+
+/* Room for the message of a connection, its addresses counted as IPv6. */
+static size_t mrc_nl_conn_size(const struct mrc_nl_conn *c)
+{
+	size_t plane = nla_total_size(0) +			/* the nest */
+		       5 * nla_total_size(sizeof(u32)) +
+		       nla_total_size(sizeof(struct in6_addr)) +
+		       4 * nla_total_size_64bit(sizeof(u64));
+
+	return 8 * nla_total_size(sizeof(u32)) +
+	       2 * nla_total_size(sizeof(u16)) +
+	       nla_total_size(sizeof(struct in6_addr)) +
+	       7 * nla_total_size_64bit(sizeof(u64)) +
+	       hweight32(c->plane_mask) * plane;
+}
+
+static int mrc_nl_put_addr(struct sk_buff *skb, int attr4, int attr6,
+			   const struct mrc_addr *addr)
+{
+	if (addr->family == AF_INET)
+		return nla_put_in_addr(skb, attr4, addr->v4);
+	if (addr->family == AF_INET6)
+		return nla_put_in6_addr(skb, attr6, &addr->v6);
+	return 0;
+}
+
+static int mrc_nl_fill_conn_plane(struct sk_buff *skb,
+				  const struct mrc_nl_conn_plane *p, int id)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, MRC_CONN_ATTR_PLANE);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, MRC_CONN_PLANE_ATTR_ID, id) ||
+	    mrc_nl_put_addr(skb, MRC_CONN_PLANE_ATTR_PEER_ADDR4,
+			    MRC_CONN_PLANE_ATTR_PEER_ADDR6, &p->peer_addr) ||
+	    nla_put_u32(skb, MRC_CONN_PLANE_ATTR_EVS, p->evs) ||
+	    nla_put_u32(skb, MRC_CONN_PLANE_ATTR_CWND, p->cwnd) ||
+	    nla_put_u32(skb, MRC_CONN_PLANE_ATTR_SRTT, p->srtt_us) ||
+	    nla_put_u32(skb, MRC_CONN_PLANE_ATTR_INFLIGHT, p->inflight) ||
+	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_TX_PACKETS,
+			      p->tx_packets, MRC_CONN_PLANE_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_TX_BYTES,
+			      p->tx_bytes, MRC_CONN_PLANE_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_RX_PACKETS,
+			      p->rx_packets, MRC_CONN_PLANE_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_RETRANSMITS,
+			      p->retransmits, MRC_CONN_PLANE_ATTR_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int mrc_nl_put_conn_stats(struct sk_buff *skb,
+				 const struct mrc_conn_stats *st)
+{
+	if (nla_put_u64_64bit(skb, MRC_CONN_ATTR_TX_PACKETS, st->tx_packets,
+			      MRC_CONN_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_CONN_ATTR_RX_PACKETS, st->rx_packets,
+			      MRC_CONN_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_CONN_ATTR_RETRANSMITS, st->retransmits,
+			      MRC_CONN_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_CONN_ATTR_TIMEOUTS, st->timeouts,
+			      MRC_CONN_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_CONN_ATTR_RX_DROPPED, st->rx_dropped,
+			      MRC_CONN_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_CONN_ATTR_RX_DUPLICATES,
+			      st->rx_duplicates, MRC_CONN_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_CONN_ATTR_ACKS_SENT, st->acks_sent,
+			      MRC_CONN_ATTR_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int mrc_nl_fill_conn(struct sk_buff *skb, const struct mrc_nl_conn *c,
+			    u32 portid, u32 seq, int flags)
+{
+	void *hdr;
+	int id;
+
+	hdr = genlmsg_put(skb, portid, seq, &mrc_genl_family, flags,
+			  MRC_CMD_CONN_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+
+	if (nla_put_u32(skb, MRC_CONN_ATTR_ID, c->id) ||
+	    nla_put_u32(skb, MRC_CONN_ATTR_PEER_ID, c->peer_id) ||
+	    nla_put_u32(skb, MRC_CONN_ATTR_STATE, c->state) ||
+	    nla_put_u32(skb, MRC_CONN_ATTR_TYPE, c->type) ||
+	    nla_put_u16(skb, MRC_CONN_ATTR_PORT, c->port) ||
+	    nla_put_u16(skb, MRC_CONN_ATTR_PEER_PORT, c->peer_port) ||
+	    mrc_nl_put_addr(skb, MRC_CONN_ATTR_PEER_ADDR4,
+			    MRC_CONN_ATTR_PEER_ADDR6, &c->peer_addr) ||
+	    nla_put_u32(skb, MRC_CONN_ATTR_MSS, c->mss) ||
+	    nla_put_u32(skb, MRC_CONN_ATTR_SND_WND, c->snd_wnd) ||
+	    nla_put_u32(skb, MRC_CONN_ATTR_RCV_WND, c->rcv_wnd) ||
+	    nla_put_u32(skb, MRC_CONN_ATTR_INFLIGHT, c->inflight) ||
+	    mrc_nl_put_conn_stats(skb, &c->stats))
+		goto nla_put_failure;
+
+	for (id = 0; id < MRC_MAX_PLANES; id++)
+		if ((c->plane_mask & BIT(id)) &&
+		    mrc_nl_fill_conn_plane(skb, &c->planes[id], id))
+			goto nla_put_failure;
+
+	genlmsg_end(skb, hdr);
+	return 0;
+
+nla_put_failure:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+int mrc_nl_conn_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_net *mn = mrc_pernet(genl_info_net(info));
+	struct nlattr *id = info->attrs[MRC_CONN_ATTR_ID];
+	struct mrc_nl_conn *conn;
+	struct mrc_sock *msk;
+	struct sk_buff *msg;
+	int err;
+
+	if (!id) {
+		NL_SET_ERR_MSG(info->extack, "a connection id is required");
+		return -EINVAL;
+	}
+
+	rcu_read_lock();
+	msk = mrc_conn_lookup(mn, nla_get_u32(id));
+	rcu_read_unlock();
+	if (!msk) {
+		NL_SET_ERR_MSG_ATTR(info->extack, id, "no such connection");
+		return -ENOENT;
+	}
+
+	conn = kmalloc(sizeof(*conn), GFP_KERNEL);
+	if (conn)
+		mrc_nl_conn_snapshot(msk, conn);
+	sock_put(&msk->sk);
+	if (!conn)
+		return -ENOMEM;
+
+	err = -ENOMEM;
+	msg = genlmsg_new(mrc_nl_conn_size(conn), GFP_KERNEL);
+	if (!msg)
+		goto out;
+	err = mrc_nl_fill_conn(msg, conn, info->snd_portid, info->snd_seq, 0);
+	if (err) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	err = genlmsg_reply(msg, info);
+out:
+	kfree(conn);
+	return err;
+}
+
+/*
+ * Dump the connections of the namespace, bucket by bucket of the table by
+ * id; cb->args[0] is the bucket to resume in, cb->args[1] the number of
+ * its entries already sent.  Connections that come or go between two
+ * parts of a dump may be missed or repeated, as in other socket dumps.
+ */
+int mrc_nl_conn_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct mrc_net *mn = mrc_pernet(sock_net(skb->sk));
+	unsigned long bkt = cb->args[0], skip = cb->args[1], idx;
+	struct mrc_nl_conn *conn;
+	struct mrc_sock *msk;
+	int err = 0;
+
+	conn = kmalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		return -ENOMEM;
+
+	rcu_read_lock();
+	for (; bkt < HASH_SIZE(mn->conns); bkt++, skip = 0) {
+		idx = 0;
+		hlist_for_each_entry_rcu(msk, &mn->conns[bkt], cid_node) {
+			if (idx++ < skip)
+				continue;
+			mrc_nl_conn_snapshot(msk, conn);
+			err = mrc_nl_fill_conn(skb, conn,
+					       NETLINK_CB(cb->skb).portid,
+					       cb->nlh->nlmsg_seq, NLM_F_MULTI);
+			if (err) {
+				skip = idx - 1;
+				goto out;
+			}
+		}
+	}
+out:
+	rcu_read_unlock();
+	cb->args[0] = bkt;
+	cb->args[1] = skip;
+	kfree(conn);
+	return err == -EMSGSIZE && skb->len ? skb->len : err;
 }
 
 int mrc_netlink_init(void)

@@ -55,8 +55,13 @@ const struct nla_policy mrc_config_set_nl_policy[MRC_CONFIG_ATTR_DEFAULT_EVS + 1
 	[MRC_CONFIG_ATTR_DEFAULT_EVS] = NLA_POLICY_RANGE(NLA_U32, 1, MRC_EVS_MAX),
 };
 
+/* MRC_CMD_CONN_GET - do */
+const struct nla_policy mrc_conn_get_nl_policy[MRC_CONN_ATTR_ID + 1] = {
+	[MRC_CONN_ATTR_ID] = { .type = NLA_U32, },
+};
+
 /* Ops table for mrc */
-const struct genl_ops mrc_nl_ops[6] = {
+const struct genl_ops mrc_nl_ops[7] = {
 	{
 		.cmd		= MRC_CMD_PLANE_GET,
 		.doit		= mrc_nl_plane_get_doit,
@@ -97,6 +102,13 @@ const struct genl_ops mrc_nl_ops[6] = {
 		.policy		= mrc_config_set_nl_policy,
 		.maxattr	= MRC_CONFIG_ATTR_DEFAULT_EVS,
 		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= MRC_CMD_CONN_GET,
+		.doit		= mrc_nl_conn_get_doit,
+		.dumpit		= mrc_nl_conn_get_dumpit,
+		.policy		= mrc_conn_get_nl_policy,
+		.maxattr	= MRC_CONN_ATTR_ID,
 	},
 };
 

@@ -23,8 +23,10 @@ extern const struct nla_policy mrc_config_get_nl_policy[MRC_CONFIG_ATTR_UDP_PORT
 
 extern const struct nla_policy mrc_config_set_nl_policy[MRC_CONFIG_ATTR_DEFAULT_EVS + 1];
 
+extern const struct nla_policy mrc_conn_get_nl_policy[MRC_CONN_ATTR_ID + 1];
+
 /* Ops table for mrc */
-extern const struct genl_ops mrc_nl_ops[6];
+extern const struct genl_ops mrc_nl_ops[7];
 
 int mrc_nl_plane_get_doit(struct sk_buff *skb, struct genl_info *info);
 int mrc_nl_plane_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
@@ -33,6 +35,8 @@ int mrc_nl_plane_del_doit(struct sk_buff *skb, struct genl_info *info);
 int mrc_nl_plane_set_doit(struct sk_buff *skb, struct genl_info *info);
 int mrc_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info);
 int mrc_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info);
+int mrc_nl_conn_get_doit(struct sk_buff *skb, struct genl_info *info);
+int mrc_nl_conn_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 enum {
 	MRC_NLGRP_MONITOR,

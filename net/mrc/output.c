@@ -569,7 +569,7 @@ int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue)
 	skb_put(skb, n * sizeof(syn->planes[0]));
 	syn->src_port = htons(msk->port);
 	syn->dst_port = htons(msk->dport);
-	syn->window = htonl(MRC_RING_SIZE);
+	syn->window = htonl(mrc_rcv_initial_window(msk));
 
 	hdr = mrc_push_hdr(skb, type, 0, mrc_some_ev(msk, msk->syn_plane),
 			   type == MRC_PKT_SYN ? 0 : msk->rcid, msk->lcid);

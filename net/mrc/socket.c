@@ -208,9 +208,17 @@ static int mrc_sndbuf_free(const struct mrc_sock *msk)
 	       READ_ONCE(msk->sk.sk_wmem_queued);
 }
 
+/*
+ * Room for a packet, for a stream; for messages, half the buffer, so that
+ * poll() does not report room that most messages cannot use.
+ */
 static bool mrc_writable(const struct mrc_sock *msk)
 {
-	return mrc_sndbuf_free(msk) >= (int)mrc_pkt_truesize(msk);
+	int need = mrc_pkt_truesize(msk);
+
+	if (msk->sk.sk_type == SOCK_SEQPACKET)
+		need = max(need, READ_ONCE(msk->sk.sk_sndbuf) / 2);
+	return mrc_sndbuf_free(msk) >= need;
 }
 
 static void mrc_write_space(struct sock *sk)
@@ -384,6 +392,9 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr,
 			goto out;
 		sock->state = SS_CONNECTING;
 		err = -EINPROGRESS;
+		/* Even if the handshake is through already, as TCP does. */
+		if (flags & O_NONBLOCK)
+			goto out;
 		break;
 	}
 
@@ -867,9 +878,16 @@ static int mrc_recv_stream(struct mrc_sock *msk, struct msghdr *msg,
 	return copied ?: err;
 }
 
+/*
+ * Whether the data in order fills the receive buffer: the rest of the
+ * message at its head cannot come in until the reader takes a part.
+ */
 static bool mrc_rcv_window_full(struct mrc_sock *msk)
 {
-	return atomic_read(&msk->sk.sk_rmem_alloc) + mrc_pkt_truesize(msk) >
+	int in_order = atomic_read(&msk->sk.sk_rmem_alloc) -
+		       READ_ONCE(msk->rcv_ofo_mem);
+
+	return in_order + (int)mrc_pkt_truesize(msk) >
 	       READ_ONCE(msk->sk.sk_rcvbuf);
 }
 
