@@ -1,0 +1,2045 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_MRC connections through the socket API: every call with its errors and
+ * its poll events, for both socket types, over an IPv4 and an IPv6 plane.
+ *
+ * conn_api.sh builds the hosts (network namespaces) and runs this program
+ * with their names and addresses in the environment:
+ *
+ *   MRC_CLIENT_NS, MRC_SERVER_NS: namespaces, in /var/run/netns
+ *   MRC_CLIENT_ADDR4, MRC_SERVER_ADDR4: the hosts' addresses on plane 0
+ *   MRC_CLIENT_ADDR6, MRC_SERVER_ADDR6: the hosts' addresses on plane 1
+ *   MRC_DEAD_ADDR4: the address, on a plane of the client, of a host that
+ *	has no MRC plane
+ *
+ * Servers are opened in the server's namespace and clients in the client's:
+ * setns() before socket(), as a socket stays in the namespace it was
+ * created in.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+
+#include <linux/mrc.h>
+
+#include "kselftest_harness.h"
+
+enum { CLIENT, SERVER, SIDES };
+
+#define KIB		1024
+#define MIB		(1024 * 1024)
+#define POLL_ALL	(POLLIN | POLLOUT | POLLRDHUP | POLLPRI)
+/* How long anything that should happen at once may take. */
+#define SOON_MS		5000
+/* Ends blocking receives that would otherwise hang a broken test. */
+#define STUCK_MS	10000
+
+static struct {
+	int ns[SIDES];
+	struct sockaddr_mrc addr4[SIDES];
+	struct sockaddr_mrc addr6[SIDES];
+	struct sockaddr_mrc dead;
+} env;
+
+static int parse_addr(const char *text, int family, struct sockaddr_mrc *a)
+{
+	void *dst = family == AF_INET ? (void *)&a->smrc_addr4 :
+					(void *)a->smrc_addr6;
+
+	memset(a, 0, sizeof(*a));
+	a->smrc_family = AF_MRC;
+	a->smrc_addr_family = family;
+	return inet_pton(family, text, dst) == 1 ? 0 : -1;
+}
+
+/* Reads the environment: NULL when complete, else what is missing. */
+static const char *env_load(void)
+{
+	static const char * const ns_vars[SIDES] = {
+		"MRC_CLIENT_NS", "MRC_SERVER_NS"
+	};
+	static const char * const addr4_vars[SIDES] = {
+		"MRC_CLIENT_ADDR4", "MRC_SERVER_ADDR4"
+	};
+	static const char * const addr6_vars[SIDES] = {
+		"MRC_CLIENT_ADDR6", "MRC_SERVER_ADDR6"
+	};
+	static char path[256];
+	const char *val;
+	int side;
+
+	for (side = 0; side < SIDES; side++) {
+		val = getenv(ns_vars[side]);
+		if (!val)
+			return ns_vars[side];
+		snprintf(path, sizeof(path), "/var/run/netns/%s", val);
+		env.ns[side] = open(path, O_RDONLY | O_CLOEXEC);
+		if (env.ns[side] < 0)
+			return path;
+		val = getenv(addr4_vars[side]);
+		if (!val || parse_addr(val, AF_INET, &env.addr4[side]))
+			return addr4_vars[side];
+		val = getenv(addr6_vars[side]);
+		if (!val || parse_addr(val, AF_INET6, &env.addr6[side]))
+			return addr6_vars[side];
+	}
+	val = getenv("MRC_DEAD_ADDR4");
+	if (!val || parse_addr(val, AF_INET, &env.dead))
+		return "MRC_DEAD_ADDR4";
+	return NULL;
+}
+
+static int mrc_socket_in(int side, int type)
+{
+	if (setns(env.ns[side], CLONE_NEWNET))
+		return -1;
+	return socket(AF_MRC, type, 0);
+}
+
+/* The address of SIDE on the plane of FAMILY (0 IPv4, 1 IPv6). */
+static struct sockaddr_mrc mrc_addr(int side, int family, unsigned short port)
+{
+	struct sockaddr_mrc a;
+
+	a = family == AF_INET6 ? env.addr6[side] : env.addr4[side];
+	a.smrc_port = htons(port);
+	return a;
+}
+
+static struct sockaddr_mrc mrc_any(unsigned short port)
+{
+	struct sockaddr_mrc a = {
+		.smrc_family = AF_MRC,
+		.smrc_port = htons(port),
+	};
+
+	return a;
+}
+
+static int mrc_bind(int fd, const struct sockaddr_mrc *a)
+{
+	return bind(fd, (const struct sockaddr *)a, sizeof(*a));
+}
+
+static int mrc_connect(int fd, const struct sockaddr_mrc *a)
+{
+	return connect(fd, (const struct sockaddr *)a, sizeof(*a));
+}
+
+static unsigned short local_port(int fd)
+{
+	struct sockaddr_mrc a;
+	socklen_t len = sizeof(a);
+
+	if (getsockname(fd, (struct sockaddr *)&a, &len) || len != sizeof(a))
+		return 0;
+	return ntohs(a.smrc_port);
+}
+
+/* A listener on an ephemeral port of every plane of the server. */
+static int mrc_listen(int type, int backlog, unsigned short *port)
+{
+	struct sockaddr_mrc a = mrc_any(0);
+	int fd, err;
+
+	fd = mrc_socket_in(SERVER, type);
+	if (fd < 0)
+		return -1;
+	if (mrc_bind(fd, &a) || listen(fd, backlog))
+		goto fail;
+	*port = local_port(fd);
+	if (*port)
+		return fd;
+	errno = EINVAL;
+fail:
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+/* A client connected (or connecting, with SOCK_NONBLOCK) to the server. */
+static int mrc_dial(int type, int family, unsigned short port)
+{
+	struct sockaddr_mrc a = mrc_addr(SERVER, family, port);
+	int fd, err;
+
+	fd = mrc_socket_in(CLIENT, type);
+	if (fd < 0)
+		return -1;
+	if (!mrc_connect(fd, &a))
+		return fd;
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+static const char *addr_str(const struct sockaddr_mrc *a)
+{
+	static char bufs[4][96];
+	static int next;
+	char ip[INET6_ADDRSTRLEN] = "*";
+	char *buf = bufs[next++ % 4];
+
+	if (a->smrc_addr_family == AF_INET)
+		inet_ntop(AF_INET, &a->smrc_addr4, ip, sizeof(ip));
+	else if (a->smrc_addr_family == AF_INET6)
+		inet_ntop(AF_INET6, a->smrc_addr6, ip, sizeof(ip));
+	else if (a->smrc_addr_family)
+		snprintf(ip, sizeof(ip), "family-%u", a->smrc_addr_family);
+	snprintf(buf, sizeof(bufs[0]), "{%u %s port %u pad %u scope %u}",
+		 a->smrc_family, ip, ntohs(a->smrc_port), a->__smrc_pad,
+		 a->smrc_scope_id);
+	return buf;
+}
+
+static bool addr_eq(const struct sockaddr_mrc *a, const struct sockaddr_mrc *b)
+{
+	if (a->smrc_family != b->smrc_family ||
+	    a->smrc_port != b->smrc_port ||
+	    a->smrc_addr_family != b->smrc_addr_family ||
+	    a->__smrc_pad != b->__smrc_pad ||
+	    a->smrc_scope_id != b->smrc_scope_id)
+		return false;
+	if (a->smrc_addr_family == AF_INET)
+		return a->smrc_addr4 == b->smrc_addr4;
+	if (a->smrc_addr_family == AF_INET6)
+		return !memcmp(a->smrc_addr6, b->smrc_addr6, 16);
+	return true;
+}
+
+/* A local name: ADDR with the port, or the wildcard address. */
+static bool name_ok(const struct sockaddr_mrc *a,
+		    const struct sockaddr_mrc *addr)
+{
+	struct sockaddr_mrc any = mrc_any(ntohs(addr->smrc_port));
+
+	return addr_eq(a, addr) || addr_eq(a, &any);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * Data is a pattern that depends on its place in the stream (or message)
+ * and on a seed, so that lost, repeated or misplaced bytes show.
+ */
+static unsigned char pattern(size_t off, unsigned int seed)
+{
+	unsigned int x = (unsigned int)off * 2654435761u ^ seed * 40503u;
+
+	x ^= x >> 16;
+	return x >> 8;
+}
+
+static void fill(void *buf, size_t len, size_t off, unsigned int seed)
+{
+	unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = pattern(off + i, seed);
+}
+
+/* Where BUF first differs from the pattern at OFF, or LEN. */
+static size_t mismatch(const void *buf, size_t len, size_t off,
+		       unsigned int seed)
+{
+	const unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != pattern(off + i, seed))
+			break;
+	return i;
+}
+
+/* Sends LEN bytes; the count sent when an error stops it, else -1. */
+static ssize_t send_all(int fd, const void *buf, size_t len, int flags)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = send(fd, (const char *)buf + done, len - done,
+			 flags | MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return done ? (ssize_t)done : -1;
+		done += n;
+	}
+	return done;
+}
+
+/* Receives up to LEN bytes, stopping early at the end of the stream. */
+static ssize_t recv_all(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = recv(fd, (char *)buf + done, len - done, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return done ? (ssize_t)done : -1;
+		if (!n)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+static int set_timeout(int fd, int opt, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	return setsockopt(fd, SOL_SOCKET, opt, &tv, sizeof(tv));
+}
+
+static int get_int(int fd, int opt)
+{
+	socklen_t len = sizeof(int);
+	int val;
+
+	if (getsockopt(fd, SOL_SOCKET, opt, &val, &len))
+		return -1;
+	return val;
+}
+
+static int set_int(int fd, int opt, int val)
+{
+	return setsockopt(fd, SOL_SOCKET, opt, &val, sizeof(val));
+}
+
+/* The events of FD now, all of them. */
+static int events_now(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLL_ALL };
+
+	if (poll(&p, 1, 0) < 0)
+		return -1;
+	return p.revents;
+}
+
+/* Waits up to MS for any of WANT on FD; returns all the events of FD. */
+static int wait_events(int fd, short want, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = want };
+	double end = now_ms() + ms;
+	int left;
+
+	for (;;) {
+		left = end - now_ms();
+		if (left < 0)
+			left = 0;
+		p.revents = 0;
+		if (poll(&p, 1, left) < 0 && errno != EINTR)
+			return -1;
+		if ((p.revents & want) || !left)
+			break;
+		/* POLLERR or POLLHUP, which poll always reports */
+		sleep_ms(1);
+	}
+	return events_now(fd);
+}
+
+static const char *events_str(int ev)
+{
+	static char bufs[4][96];
+	static int next;
+	char *buf = bufs[next++ % 4];
+
+	if (ev < 0)
+		return "poll failed";
+	snprintf(buf, sizeof(bufs[0]), "0x%x%s%s%s%s%s%s", ev,
+		 ev & POLLIN ? " IN" : "", ev & POLLOUT ? " OUT" : "",
+		 ev & POLLRDHUP ? " RDHUP" : "", ev & POLLHUP ? " HUP" : "",
+		 ev & POLLERR ? " ERR" : "", ev & POLLPRI ? " PRI" : "");
+	return buf;
+}
+
+/* Work for a second thread: a sender, a receiver, one call. */
+struct job {
+	int fd;
+	int type;
+	int delay_ms;		/* before starting */
+	size_t len;		/* bytes to send or receive */
+	size_t off;		/* place in the pattern of the first byte */
+	size_t msg;		/* bytes per send (SEQPACKET: a message) */
+	int gap_ms;		/* between sends */
+	unsigned int seed;
+	bool close_fd;		/* close FD once everything was sent */
+	ssize_t ret;		/* bytes moved, or -1 */
+	int err;		/* errno of the failure that ended it, or 0 */
+	size_t bad;		/* offset of the first wrong byte, or -1 */
+	ssize_t bad_n;		/* what the recv() that had it gave */
+	bool eof;		/* the receiver saw the end */
+	bool done;		/* read with __atomic_load_n() */
+	pthread_t tid;
+};
+
+static void *sender(void *arg)
+{
+	struct job *j = arg;
+	size_t sent = 0, n;
+	ssize_t r;
+	char *buf;
+
+	buf = malloc(j->msg);
+	j->ret = -1;
+	j->err = ENOMEM;
+	if (!buf)
+		goto out;
+	sleep_ms(j->delay_ms);
+	set_timeout(j->fd, SO_SNDTIMEO, STUCK_MS);
+	while (sent < j->len) {
+		if (sent)
+			sleep_ms(j->gap_ms);
+		n = j->len - sent < j->msg ? j->len - sent : j->msg;
+		fill(buf, n, j->off + sent, j->seed);
+		r = send_all(j->fd, buf, n, 0);
+		if (r < 0 || (size_t)r != n) {
+			j->err = errno;
+			j->ret = sent + (r > 0 ? r : 0);
+			goto out;
+		}
+		sent += n;
+	}
+	j->ret = sent;
+	j->err = 0;
+	if (j->close_fd && close(j->fd)) {
+		j->err = errno;
+		j->ret = -1;
+	}
+out:
+	free(buf);
+	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * Receives until the end of the stream, or LEN bytes when LEN is not 0,
+ * checking the pattern; for SEQPACKET every message must be MSG bytes.
+ */
+static void *receiver(void *arg)
+{
+	size_t got = 0, want, size = 256 * KIB;
+	struct job *j = arg;
+	char *buf;
+	ssize_t n;
+
+	j->bad = -1;
+	j->ret = -1;
+	j->err = ENOMEM;
+	buf = malloc(size);
+	if (!buf)
+		goto out;
+	sleep_ms(j->delay_ms);
+	set_timeout(j->fd, SO_RCVTIMEO, STUCK_MS);
+	for (;;) {
+		want = size;
+		if (j->len && j->len - got < want)
+			want = j->len - got;
+		if (!want)
+			break;
+		n = recv(j->fd, buf, want, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			j->err = errno;
+			j->ret = got;
+			goto out;
+		}
+		if (!n) {
+			j->eof = true;
+			break;
+		}
+		if (j->bad == (size_t)-1) {
+			if (j->type == SOCK_SEQPACKET && (size_t)n != j->msg)
+				j->bad = got;
+			else if (mismatch(buf, n, j->off + got, j->seed) != n)
+				j->bad = got + mismatch(buf, n, j->off + got,
+							j->seed);
+			if (j->bad != (size_t)-1)
+				j->bad_n = n;
+		}
+		got += n;
+	}
+	j->ret = got;
+	j->err = 0;
+out:
+	free(buf);
+	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* One blocking recv() into a buffer of LEN bytes. */
+static void *recv_once(void *arg)
+{
+	struct job *j = arg;
+	char buf[4096];
+
+	sleep_ms(j->delay_ms);
+	j->ret = recv(j->fd, buf, j->len < sizeof(buf) ? j->len : sizeof(buf),
+		      0);
+	j->err = errno;
+	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* One blocking accept(). */
+static void *accept_once(void *arg)
+{
+	struct job *j = arg;
+
+	sleep_ms(j->delay_ms);
+	j->ret = accept(j->fd, NULL, NULL);
+	j->err = errno;
+	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int start(struct job *j, void *(*fn)(void *))
+{
+	j->done = false;
+	return pthread_create(&j->tid, NULL, fn, j);
+}
+
+static bool job_done(struct job *j)
+{
+	return __atomic_load_n(&j->done, __ATOMIC_ACQUIRE);
+}
+
+static int finish(struct job *j)
+{
+	return pthread_join(j->tid, NULL);
+}
+
+/* SIGPIPE is held pending, so that a test can see whether one came. */
+static int hold_sigpipe(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	return sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+/* How many SIGPIPEs came (0 or 1: they do not queue); takes them. */
+static int sigpipes(void)
+{
+	struct timespec now = { 0, 0 };
+	sigset_t set;
+	int n = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	while (sigtimedwait(&set, NULL, &now) == SIGPIPE)
+		n++;
+	return n;
+}
+
+/*
+ * A connection: a listener in the server's namespace, a client connected
+ * to the server's address on the plane of the variant's family, and the
+ * server's end from accept().
+ */
+static void connect_pair(struct __test_metadata *_metadata, int type,
+			 int family, int *lfd, int *cfd, int *sfd,
+			 unsigned short *port)
+{
+	const char *missing = env_load();
+
+	*lfd = *cfd = *sfd = -1;
+	if (missing)
+		SKIP(return, "%s not set or not found: run conn_api.sh",
+		     missing);
+	*lfd = mrc_listen(type, 16, port);
+	ASSERT_LE(0, *lfd) TH_LOG("listen: %s", strerror(errno));
+	*cfd = mrc_dial(type, family, *port);
+	ASSERT_LE(0, *cfd) TH_LOG("connect: %s", strerror(errno));
+	*sfd = accept(*lfd, NULL, NULL);
+	ASSERT_LE(0, *sfd) TH_LOG("accept: %s", strerror(errno));
+}
+
+static void close_fds(int *fds, int n)
+{
+	while (n--)
+		if (fds[n] >= 0)
+			close(fds[n]);
+}
+
+/****************************************************************************
+ * Connected sockets of both types over both planes
+ */
+
+FIXTURE(conn) {
+	int lfd, cfd, sfd;
+	unsigned short port;
+};
+
+FIXTURE_VARIANT(conn) {
+	int type;
+	int family;
+};
+
+FIXTURE_VARIANT_ADD(conn, stream_ipv4) {
+	.type = SOCK_STREAM,
+	.family = AF_INET,
+};
+
+FIXTURE_VARIANT_ADD(conn, stream_ipv6) {
+	.type = SOCK_STREAM,
+	.family = AF_INET6,
+};
+
+FIXTURE_VARIANT_ADD(conn, seqpacket_ipv4) {
+	.type = SOCK_SEQPACKET,
+	.family = AF_INET,
+};
+
+FIXTURE_VARIANT_ADD(conn, seqpacket_ipv6) {
+	.type = SOCK_SEQPACKET,
+	.family = AF_INET6,
+};
+
+FIXTURE_SETUP(conn)
+{
+	connect_pair(_metadata, variant->type, variant->family, &self->lfd,
+		     &self->cfd, &self->sfd, &self->port);
+}
+
+FIXTURE_TEARDOWN(conn)
+{
+	close_fds(&self->lfd, 3);
+}
+
+/* Both ends name themselves and their peers. */
+TEST_F(conn, names)
+{
+	struct sockaddr_mrc a, want;
+	unsigned short cport;
+	socklen_t len;
+
+	/* The client's peer is the address and port it dialled. */
+	memset(&a, 0xa5, sizeof(a));
+	len = sizeof(a);
+	ASSERT_EQ(0, getpeername(self->cfd, (struct sockaddr *)&a, &len));
+	EXPECT_EQ(sizeof(a), len);
+	want = mrc_addr(SERVER, variant->family, self->port);
+	EXPECT_TRUE(addr_eq(&a, &want))
+		TH_LOG("client's peer %s, expected %s", addr_str(&a),
+		       addr_str(&want));
+
+	/* Its own port is an ephemeral one, taken by connect(). */
+	memset(&a, 0xa5, sizeof(a));
+	len = sizeof(a);
+	ASSERT_EQ(0, getsockname(self->cfd, (struct sockaddr *)&a, &len));
+	EXPECT_EQ(sizeof(a), len);
+	cport = ntohs(a.smrc_port);
+	EXPECT_LE(32768, cport);
+	EXPECT_GE(60999, cport);
+	want = mrc_addr(CLIENT, variant->family, cport);
+	EXPECT_TRUE(name_ok(&a, &want))
+		TH_LOG("client's name %s, expected %s or the wildcard",
+		       addr_str(&a), addr_str(&want));
+
+	/* The server's peer: the client's address on that plane, its port. */
+	memset(&a, 0xa5, sizeof(a));
+	len = sizeof(a);
+	ASSERT_EQ(0, getpeername(self->sfd, (struct sockaddr *)&a, &len));
+	EXPECT_EQ(sizeof(a), len);
+	EXPECT_TRUE(addr_eq(&a, &want))
+		TH_LOG("server's peer %s, expected %s", addr_str(&a),
+		       addr_str(&want));
+
+	/* The accepted socket has the listener's port. */
+	memset(&a, 0xa5, sizeof(a));
+	len = sizeof(a);
+	ASSERT_EQ(0, getsockname(self->sfd, (struct sockaddr *)&a, &len));
+	want = mrc_addr(SERVER, variant->family, self->port);
+	EXPECT_TRUE(name_ok(&a, &want))
+		TH_LOG("server's name %s, expected %s or the wildcard",
+		       addr_str(&a), addr_str(&want));
+
+	/* A listener has no peer. */
+	len = sizeof(a);
+	EXPECT_EQ(-1, getpeername(self->lfd, (struct sockaddr *)&a, &len));
+	EXPECT_EQ(ENOTCONN, errno);
+}
+
+TEST_F(conn, options)
+{
+	struct linger l = { 1, 7 };
+	struct timeval tv;
+	socklen_t len;
+
+	EXPECT_EQ(0, get_int(self->cfd, SO_ERROR));
+	EXPECT_EQ(0, get_int(self->sfd, SO_ERROR));
+	EXPECT_EQ(variant->type, get_int(self->sfd, SO_TYPE));
+	EXPECT_EQ(AF_MRC, get_int(self->sfd, SO_DOMAIN));
+	EXPECT_EQ(MRCPROTO_MRC, get_int(self->sfd, SO_PROTOCOL));
+	EXPECT_EQ(1, get_int(self->lfd, SO_ACCEPTCONN));
+	EXPECT_EQ(0, get_int(self->cfd, SO_ACCEPTCONN));
+	EXPECT_EQ(0, get_int(self->sfd, SO_ACCEPTCONN));
+
+	/* Buffers: the core doubles what is asked for, to allow overhead. */
+	EXPECT_LT(0, get_int(self->cfd, SO_SNDBUF));
+	EXPECT_LT(0, get_int(self->cfd, SO_RCVBUF));
+	ASSERT_EQ(0, set_int(self->cfd, SO_SNDBUF, 65536));
+	EXPECT_EQ(2 * 65536, get_int(self->cfd, SO_SNDBUF));
+	ASSERT_EQ(0, set_int(self->sfd, SO_RCVBUF, 65536));
+	EXPECT_EQ(2 * 65536, get_int(self->sfd, SO_RCVBUF));
+
+	/* Timeouts read back as set (in whole jiffies: 500 ms is, anywhere). */
+	len = sizeof(tv);
+	ASSERT_EQ(0, set_timeout(self->cfd, SO_SNDTIMEO, 1500));
+	ASSERT_EQ(0, getsockopt(self->cfd, SOL_SOCKET, SO_SNDTIMEO, &tv,
+				&len));
+	EXPECT_EQ(1, tv.tv_sec);
+	EXPECT_EQ(500000, tv.tv_usec);
+	ASSERT_EQ(0, set_timeout(self->cfd, SO_RCVTIMEO, 500));
+	ASSERT_EQ(0, getsockopt(self->cfd, SOL_SOCKET, SO_RCVTIMEO, &tv,
+				&len));
+	EXPECT_EQ(0, tv.tv_sec);
+	EXPECT_EQ(500000, tv.tv_usec);
+
+	/* SO_LINGER too. */
+	len = sizeof(l);
+	ASSERT_EQ(0, setsockopt(self->cfd, SOL_SOCKET, SO_LINGER, &l,
+				sizeof(l)));
+	memset(&l, 0, sizeof(l));
+	ASSERT_EQ(0, getsockopt(self->cfd, SOL_SOCKET, SO_LINGER, &l, &len));
+	EXPECT_EQ(1, l.l_onoff);
+	EXPECT_EQ(7, l.l_linger);
+}
+
+/* send/recv, write/read and sendmsg/recvmsg, both ways. */
+TEST_F(conn, send_recv)
+{
+	int flags = variant->type == SOCK_STREAM ? MSG_WAITALL : 0;
+	char out[600], in[700];
+	struct iovec iov[3];
+	struct msghdr msg;
+	ssize_t n;
+
+	fill(out, sizeof(out), 0, 1);
+	ASSERT_EQ(100, send(self->cfd, out, 100, 0));
+	n = recv(self->sfd, in, 100, flags);
+	ASSERT_EQ(100, n);
+	EXPECT_EQ(0, memcmp(in, out, 100));
+
+	ASSERT_EQ(200, write(self->sfd, out + 100, 200));
+	ASSERT_EQ(200, read(self->cfd, in, 200));
+	EXPECT_EQ(0, memcmp(in, out + 100, 200));
+
+	/* Three pieces gathered, one message or 600 bytes of stream. */
+	iov[0] = (struct iovec){ out, 10 };
+	iov[1] = (struct iovec){ out + 10, 290 };
+	iov[2] = (struct iovec){ out + 300, 300 };
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = iov;
+	msg.msg_iovlen = 3;
+	ASSERT_EQ(600, sendmsg(self->cfd, &msg, 0));
+
+	memset(in, 0, sizeof(in));
+	iov[0] = (struct iovec){ in, 250 };
+	iov[1] = (struct iovec){ in + 250, 350 };
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = iov;
+	msg.msg_iovlen = 2;
+	ASSERT_EQ(600, recvmsg(self->sfd, &msg, flags));
+	EXPECT_EQ(0, memcmp(in, out, 600));
+	EXPECT_EQ(0, msg.msg_flags & MSG_TRUNC);
+
+	/* And back. */
+	iov[0] = (struct iovec){ out + 500, 100 };
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = iov;
+	msg.msg_iovlen = 1;
+	ASSERT_EQ(100, sendmsg(self->sfd, &msg, MSG_DONTWAIT));
+	iov[0] = (struct iovec){ in, sizeof(in) };
+	ASSERT_EQ(100, recvmsg(self->cfd, &msg, 0));
+	EXPECT_EQ(0, memcmp(in, out + 500, 100));
+}
+
+/* Nothing to read: MSG_DONTWAIT and O_NONBLOCK give EAGAIN. */
+TEST_F(conn, dontwait)
+{
+	char buf[16];
+
+	EXPECT_EQ(-1, recv(self->cfd, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(-1, recv(self->sfd, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+
+	ASSERT_EQ(0, fcntl(self->sfd, F_SETFL, O_NONBLOCK));
+	EXPECT_EQ(-1, read(self->sfd, buf, sizeof(buf)));
+	EXPECT_EQ(EAGAIN, errno);
+
+	/* The data that comes is then read without waiting. */
+	ASSERT_EQ(5, send(self->cfd, "hello", 5, MSG_DONTWAIT));
+	EXPECT_NE(0, wait_events(self->sfd, POLLIN, SOON_MS) & POLLIN);
+	EXPECT_EQ(5, recv(self->sfd, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(0, memcmp(buf, "hello", 5));
+	EXPECT_EQ(-1, read(self->sfd, buf, sizeof(buf)));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+TEST_F(conn, peek)
+{
+	char buf[64];
+
+	ASSERT_EQ(10, send(self->cfd, "0123456789", 10, 0));
+	ASSERT_NE(0, wait_events(self->sfd, POLLIN, SOON_MS) & POLLIN);
+	memset(buf, 0, sizeof(buf));
+	EXPECT_EQ(4, recv(self->sfd, buf, 4, MSG_PEEK));
+	EXPECT_EQ(0, memcmp(buf, "0123", 4));
+	memset(buf, 0, sizeof(buf));
+	EXPECT_EQ(10, recv(self->sfd, buf, sizeof(buf), MSG_PEEK));
+	EXPECT_EQ(0, memcmp(buf, "0123456789", 10));
+	/* Peeking took nothing away. */
+	memset(buf, 0, sizeof(buf));
+	EXPECT_EQ(10, recv(self->sfd, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, memcmp(buf, "0123456789", 10));
+	EXPECT_EQ(-1, recv(self->sfd, buf, sizeof(buf),
+			   MSG_PEEK | MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+/* poll and select: writable when idle, readable when data came. */
+TEST_F(conn, poll_select)
+{
+	struct timeval tv = { 5, 0 };
+	fd_set rd, wr;
+	char buf[16];
+	int ev;
+
+	ev = events_now(self->cfd);
+	EXPECT_EQ(POLLOUT, ev) TH_LOG("idle client: %s", events_str(ev));
+	ev = events_now(self->sfd);
+	EXPECT_EQ(POLLOUT, ev) TH_LOG("idle server: %s", events_str(ev));
+	/* A listener without pending connections has no events. */
+	ev = events_now(self->lfd);
+	EXPECT_EQ(0, ev) TH_LOG("listener: %s", events_str(ev));
+
+	ASSERT_EQ(3, send(self->cfd, "abc", 3, 0));
+	ev = wait_events(self->sfd, POLLIN, SOON_MS);
+	EXPECT_EQ(POLLIN | POLLOUT, ev) TH_LOG("server: %s", events_str(ev));
+
+	FD_ZERO(&rd);
+	FD_ZERO(&wr);
+	FD_SET(self->sfd, &rd);
+	FD_SET(self->cfd, &rd);
+	FD_SET(self->cfd, &wr);
+	ASSERT_EQ(2, select(FD_SETSIZE, &rd, &wr, NULL, &tv));
+	EXPECT_TRUE(FD_ISSET(self->sfd, &rd));
+	EXPECT_FALSE(FD_ISSET(self->cfd, &rd));
+	EXPECT_TRUE(FD_ISSET(self->cfd, &wr));
+
+	ASSERT_EQ(3, recv(self->sfd, buf, sizeof(buf), 0));
+	ev = events_now(self->sfd);
+	EXPECT_EQ(POLLOUT, ev) TH_LOG("server, drained: %s", events_str(ev));
+}
+
+/* A blocked poll() and a blocked recv() wake when data comes. */
+TEST_F(conn, wakeups)
+{
+	struct job j = { .fd = self->cfd, .delay_ms = 200, .len = 100,
+			 .msg = 100, .seed = 3 };
+	struct pollfd p = { .fd = self->sfd, .events = POLLIN };
+	char buf[128];
+	double t0;
+
+	ASSERT_EQ(0, start(&j, sender));
+	t0 = now_ms();
+	EXPECT_EQ(1, poll(&p, 1, 10000));
+	EXPECT_GT(SOON_MS, now_ms() - t0);
+	EXPECT_EQ(POLLIN, p.revents);
+	ASSERT_EQ(0, finish(&j));
+	EXPECT_EQ(100, j.ret);
+	EXPECT_EQ(100, recv_all(self->sfd, buf, 100));
+	EXPECT_EQ(100, mismatch(buf, 100, 0, 3));
+
+	/* The other way, a blocked recv(). */
+	j = (struct job){ .fd = self->cfd, .len = sizeof(buf) };
+	ASSERT_EQ(0, start(&j, recv_once));
+	sleep_ms(200);
+	EXPECT_FALSE(job_done(&j));
+	ASSERT_EQ(7, send(self->sfd, "wake up", 7, 0));
+	ASSERT_EQ(0, finish(&j));
+	EXPECT_EQ(7, j.ret) TH_LOG("recv: %s", strerror(j.err));
+}
+
+TEST_F(conn, epoll)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP };
+	struct epoll_event et = { .events = EPOLLIN | EPOLLET };
+	struct epoll_event got;
+	int ep, ep_et;
+	char buf[64];
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ep_et = epoll_create1(EPOLL_CLOEXEC);
+	ASSERT_LE(0, ep);
+	ASSERT_LE(0, ep_et);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->sfd, &ev));
+	ASSERT_EQ(0, epoll_ctl(ep_et, EPOLL_CTL_ADD, self->sfd, &et));
+
+	ASSERT_EQ(1, epoll_wait(ep, &got, 1, 0));
+	EXPECT_EQ(EPOLLOUT, got.events);
+	EXPECT_EQ(0, epoll_wait(ep_et, &got, 1, 0));
+
+	/* Data: readable, with one edge. */
+	ASSERT_EQ(4, send(self->cfd, "data", 4, 0));
+	ASSERT_EQ(1, epoll_wait(ep_et, &got, 1, SOON_MS));
+	EXPECT_EQ(EPOLLIN, got.events);
+	EXPECT_EQ(0, epoll_wait(ep_et, &got, 1, 100));
+	ASSERT_EQ(1, epoll_wait(ep, &got, 1, 0));
+	EXPECT_EQ(EPOLLIN | EPOLLOUT, got.events);
+
+	/* More data, a new edge, even though nothing was read. */
+	ASSERT_EQ(4, send(self->cfd, "more", 4, 0));
+	ASSERT_EQ(1, epoll_wait(ep_et, &got, 1, SOON_MS));
+	EXPECT_EQ(EPOLLIN, got.events);
+	EXPECT_EQ(variant->type == SOCK_STREAM ? 8 : 4,
+		  recv(self->sfd, buf, sizeof(buf), 0));
+	if (variant->type == SOCK_SEQPACKET)
+		EXPECT_EQ(4, recv(self->sfd, buf, sizeof(buf), 0));
+
+	/* The peer shuts down writing: readable end of stream, RDHUP. */
+	ASSERT_EQ(0, shutdown(self->cfd, SHUT_WR));
+	ASSERT_EQ(1, epoll_wait(ep_et, &got, 1, SOON_MS));
+	ASSERT_EQ(1, epoll_wait(ep, &got, 1, SOON_MS));
+	EXPECT_EQ(EPOLLIN | EPOLLOUT | EPOLLRDHUP, got.events);
+	EXPECT_EQ(0, recv(self->sfd, buf, sizeof(buf), 0));
+	close(ep);
+	close(ep_et);
+}
+
+/* The peer shuts down writing: end of stream, and the other way works. */
+TEST_F(conn, shutdown_wr)
+{
+	char buf[64];
+	int ev;
+
+	ASSERT_EQ(5, send(self->cfd, "last.", 5, 0));
+	ASSERT_EQ(0, shutdown(self->cfd, SHUT_WR));
+	ev = wait_events(self->sfd, POLLRDHUP, SOON_MS);
+	EXPECT_EQ(POLLIN | POLLOUT | POLLRDHUP, ev)
+		TH_LOG("server: %s", events_str(ev));
+
+	/* What was sent before comes first, then the end. */
+	EXPECT_EQ(5, recv(self->sfd, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, recv(self->sfd, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, read(self->sfd, buf, sizeof(buf)));
+	EXPECT_EQ(0, recv(self->sfd, buf, sizeof(buf), MSG_DONTWAIT));
+
+	/* The client cannot send any more: EPIPE, and SIGPIPE unless asked. */
+	ASSERT_EQ(0, hold_sigpipe());
+	EXPECT_EQ(-1, send(self->cfd, "x", 1, MSG_NOSIGNAL));
+	EXPECT_EQ(EPIPE, errno);
+	EXPECT_EQ(0, sigpipes());
+	EXPECT_EQ(-1, write(self->cfd, "x", 1));
+	EXPECT_EQ(EPIPE, errno);
+	EXPECT_EQ(1, sigpipes());
+
+	/* ... but it still receives. */
+	ASSERT_EQ(6, send(self->sfd, "reply!", 6, 0));
+	EXPECT_EQ(6, recv_all(self->cfd, buf, 6));
+	EXPECT_EQ(0, memcmp(buf, "reply!", 6));
+	ev = events_now(self->cfd);
+	EXPECT_EQ(0, ev & (POLLHUP | POLLRDHUP | POLLERR))
+		TH_LOG("client: %s", events_str(ev));
+}
+
+/* Both directions shut down: POLLHUP on both ends. */
+TEST_F(conn, shutdown_both_ways)
+{
+	char buf[16];
+	int ev;
+
+	ASSERT_EQ(0, shutdown(self->cfd, SHUT_WR));
+	ev = wait_events(self->sfd, POLLRDHUP, SOON_MS);
+	EXPECT_NE(0, ev & POLLRDHUP) TH_LOG("server: %s", events_str(ev));
+	EXPECT_EQ(0, ev & POLLHUP) TH_LOG("server: %s", events_str(ev));
+
+	ASSERT_EQ(0, shutdown(self->sfd, SHUT_WR));
+	ev = wait_events(self->cfd, POLLHUP, SOON_MS);
+	EXPECT_EQ(POLLHUP, ev & (POLLHUP | POLLERR))
+		TH_LOG("client: %s", events_str(ev));
+	EXPECT_EQ(POLLIN | POLLRDHUP, ev & (POLLIN | POLLRDHUP))
+		TH_LOG("client: %s", events_str(ev));
+	ev = wait_events(self->sfd, POLLHUP, SOON_MS);
+	EXPECT_EQ(POLLHUP, ev & (POLLHUP | POLLERR))
+		TH_LOG("server: %s", events_str(ev));
+	EXPECT_EQ(0, recv(self->cfd, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, recv(self->sfd, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, get_int(self->cfd, SO_ERROR));
+	EXPECT_EQ(0, get_int(self->sfd, SO_ERROR));
+}
+
+/* SHUT_RDWR at once: POLLHUP here, end of stream there. */
+TEST_F(conn, shutdown_rdwr)
+{
+	char buf[16];
+	int ev;
+
+	ASSERT_EQ(0, shutdown(self->cfd, SHUT_RDWR));
+	ev = wait_events(self->cfd, POLLHUP, SOON_MS);
+	EXPECT_NE(0, ev & POLLHUP) TH_LOG("client: %s", events_str(ev));
+	EXPECT_EQ(0, recv(self->cfd, buf, sizeof(buf), 0));
+	EXPECT_EQ(-1, send(self->cfd, "x", 1, MSG_NOSIGNAL));
+	EXPECT_EQ(EPIPE, errno);
+
+	ev = wait_events(self->sfd, POLLRDHUP, SOON_MS);
+	EXPECT_EQ(POLLIN | POLLRDHUP, ev & (POLLIN | POLLRDHUP | POLLERR))
+		TH_LOG("server: %s", events_str(ev));
+	EXPECT_EQ(0, recv(self->sfd, buf, sizeof(buf), 0));
+}
+
+/* SHUT_RD: reads end at once; sending still works. */
+TEST_F(conn, shutdown_rd)
+{
+	char buf[16];
+	double t0;
+	int ev;
+
+	ASSERT_EQ(0, set_timeout(self->sfd, SO_RCVTIMEO, 2000));
+	ASSERT_EQ(0, shutdown(self->sfd, SHUT_RD));
+	t0 = now_ms();
+	EXPECT_EQ(0, recv(self->sfd, buf, sizeof(buf), 0));
+	EXPECT_GT(1000, now_ms() - t0);
+	ev = events_now(self->sfd);
+	EXPECT_EQ(POLLIN | POLLRDHUP, ev & (POLLIN | POLLRDHUP | POLLHUP))
+		TH_LOG("server: %s", events_str(ev));
+
+	ASSERT_EQ(4, send(self->sfd, "more", 4, 0));
+	EXPECT_EQ(4, recv_all(self->cfd, buf, 4));
+	EXPECT_EQ(0, memcmp(buf, "more", 4));
+}
+
+/* The peer aborts (SO_LINGER 0): POLLERR, and SO_ERROR is ECONNRESET. */
+TEST_F(conn, abort_so_error)
+{
+	struct linger l = { 1, 0 };
+	char buf[16];
+	int ev;
+
+	ASSERT_EQ(0, setsockopt(self->cfd, SOL_SOCKET, SO_LINGER, &l,
+				sizeof(l)));
+	ASSERT_EQ(0, close(self->cfd));
+	self->cfd = -1;
+
+	ev = wait_events(self->sfd, POLLERR, SOON_MS);
+	EXPECT_NE(0, ev & POLLERR) TH_LOG("server: %s", events_str(ev));
+	EXPECT_EQ(ECONNRESET, get_int(self->sfd, SO_ERROR));
+	/* Reading the error clears it; the connection stays dead. */
+	EXPECT_EQ(0, get_int(self->sfd, SO_ERROR));
+	EXPECT_EQ(0, recv(self->sfd, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(-1, send(self->sfd, "x", 1, MSG_NOSIGNAL));
+	EXPECT_EQ(EPIPE, errno);
+}
+
+/* The server aborts while the client waits in recv(): ECONNRESET. */
+TEST_F(conn, abort_recv)
+{
+	struct job j = { .fd = self->cfd, .len = 16 };
+	struct linger l = { 1, 0 };
+
+	ASSERT_EQ(0, start(&j, recv_once));
+	sleep_ms(200);
+	ASSERT_EQ(0, setsockopt(self->sfd, SOL_SOCKET, SO_LINGER, &l,
+				sizeof(l)));
+	ASSERT_EQ(0, close(self->sfd));
+	self->sfd = -1;
+	ASSERT_EQ(0, finish(&j));
+	EXPECT_EQ(-1, j.ret);
+	EXPECT_EQ(ECONNRESET, j.err) TH_LOG("recv: %s", strerror(j.err));
+	EXPECT_EQ(-1, send(self->cfd, "x", 1, MSG_NOSIGNAL));
+	EXPECT_EQ(EPIPE, errno);
+}
+
+/*
+ * The client writes 4 MiB and closes at once: the server still reads all
+ * of it, then the end of the stream.
+ */
+TEST_F_TIMEOUT(conn, close_delivers, 180)
+{
+	size_t len = 4 * MIB, msg = variant->type == SOCK_STREAM ? len :
+								   64 * KIB;
+	struct job r = { .fd = self->sfd, .type = variant->type,
+			 .msg = msg, .seed = 4 };
+	struct job w = { .fd = self->cfd, .type = variant->type,
+			 .len = len, .msg = msg, .seed = 4, .close_fd = true };
+
+	ASSERT_EQ(0, start(&r, receiver));
+	sender(&w);
+	self->cfd = -1;
+	EXPECT_EQ(len, w.ret) TH_LOG("sent %zd: %s", w.ret, strerror(w.err));
+	EXPECT_EQ(0, w.err);
+	ASSERT_EQ(0, finish(&r));
+	EXPECT_EQ(len, r.ret)
+		TH_LOG("received %zd: %s", r.ret, strerror(r.err));
+	EXPECT_TRUE(r.eof);
+	EXPECT_EQ((size_t)-1, r.bad)
+		TH_LOG("bad data at byte %zu, in a receive of %zd", r.bad,
+		       r.bad_n);
+}
+
+/* Data still unread by anybody when its sender closes is delivered. */
+TEST_F(conn, close_unread)
+{
+	size_t len = 64 * KIB, msg = 8 * KIB;
+	struct job w = { .fd = self->cfd, .type = variant->type,
+			 .len = len, .msg = msg, .seed = 5, .close_fd = true };
+	struct job r = { .fd = self->sfd, .type = variant->type,
+			 .msg = msg, .seed = 5 };
+
+	sender(&w);
+	self->cfd = -1;
+	EXPECT_EQ(len, w.ret) TH_LOG("sent %zd: %s", w.ret, strerror(w.err));
+	sleep_ms(200);
+	receiver(&r);
+	EXPECT_EQ(len, r.ret)
+		TH_LOG("received %zd: %s", r.ret, strerror(r.err));
+	EXPECT_TRUE(r.eof);
+	EXPECT_EQ((size_t)-1, r.bad)
+		TH_LOG("bad data at byte %zu, in a receive of %zd", r.bad,
+		       r.bad_n);
+}
+
+/* SO_LINGER with a timeout: close() waits, and everything arrives. */
+TEST_F_TIMEOUT(conn, close_linger, 120)
+{
+	size_t len = 1 * MIB, msg = 32 * KIB;
+	struct job w = { .fd = self->cfd, .type = variant->type,
+			 .len = len, .msg = msg, .seed = 6 };
+	struct job r = { .fd = self->sfd, .type = variant->type,
+			 .msg = msg, .seed = 6 };
+	struct linger l = { 1, 30 };
+	double t0;
+
+	ASSERT_EQ(0, setsockopt(self->cfd, SOL_SOCKET, SO_LINGER, &l,
+				sizeof(l)));
+	ASSERT_EQ(0, start(&r, receiver));
+	sender(&w);
+	EXPECT_EQ(len, w.ret) TH_LOG("sent %zd: %s", w.ret, strerror(w.err));
+	t0 = now_ms();
+	EXPECT_EQ(0, close(self->cfd));
+	self->cfd = -1;
+	EXPECT_GT(30000, now_ms() - t0);
+	ASSERT_EQ(0, finish(&r));
+	EXPECT_EQ(len, r.ret)
+		TH_LOG("received %zd: %s", r.ret, strerror(r.err));
+	EXPECT_TRUE(r.eof);
+	EXPECT_EQ((size_t)-1, r.bad)
+		TH_LOG("bad data at byte %zu, in a receive of %zd", r.bad,
+		       r.bad_n);
+}
+
+/* Small buffers at both ends: 1 MiB still goes through, intact. */
+TEST_F_TIMEOUT(conn, small_buffers, 120)
+{
+	size_t len = 1 * MIB, msg = 4 * KIB;
+	struct job w = { .fd = self->cfd, .type = variant->type,
+			 .len = len, .msg = msg, .seed = 7, .close_fd = true };
+	struct job r = { .fd = self->sfd, .type = variant->type,
+			 .msg = msg, .seed = 7 };
+	double t;
+
+	ASSERT_EQ(0, set_int(self->cfd, SO_SNDBUF, 8192));
+	ASSERT_EQ(0, set_int(self->sfd, SO_RCVBUF, 8192));
+	t = now_ms();
+	ASSERT_EQ(0, start(&r, receiver));
+	sender(&w);
+	self->cfd = -1;
+	ASSERT_EQ(0, finish(&r));
+	t = now_ms() - t;
+	EXPECT_EQ(len, w.ret) TH_LOG("sent %zd bytes: %s", w.ret,
+				     strerror(w.err));
+	EXPECT_EQ(len, r.ret) TH_LOG("received %zd bytes: %s", r.ret,
+				     strerror(r.err));
+	EXPECT_TRUE(r.eof);
+	EXPECT_EQ((size_t)-1, r.bad)
+		TH_LOG("bad data at byte %zu, in a receive of %zd", r.bad,
+		       r.bad_n);
+	TH_LOG("%zu bytes in %.1f s", len, t / 1000);
+}
+
+/* SO_RCVTIMEO: a recv() with nothing to read gives up with EAGAIN. */
+TEST_F(conn, rcvtimeo)
+{
+	char buf[16];
+	double t;
+
+	ASSERT_EQ(0, set_timeout(self->sfd, SO_RCVTIMEO, 200));
+	t = now_ms();
+	EXPECT_EQ(-1, recv(self->sfd, buf, sizeof(buf), 0));
+	EXPECT_EQ(EAGAIN, errno);
+	t = now_ms() - t;
+	EXPECT_LE(180, t);
+	EXPECT_GE(2000, t) TH_LOG("recv returned after %.0f ms", t);
+
+	/* The same for MSG_WAITALL and read(). */
+	t = now_ms();
+	EXPECT_EQ(-1, read(self->sfd, buf, sizeof(buf)));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_LE(180, now_ms() - t);
+}
+
+/*
+ * A slow reader: the server does not read.  The client, non-blocking,
+ * eventually gets EAGAIN and is not writable; blocking with SO_SNDTIMEO it
+ * gets EAGAIN after the timeout.  What it queued is bounded by the
+ * buffers.  Then the server drains, a blocked sender resumes, and
+ * everything arrives intact and in order.
+ */
+TEST_F_TIMEOUT(conn, slow_reader, 180)
+{
+	size_t chunk = 16 * KIB, sent = 0, limit = 256 * MIB, extra = 512 * KIB;
+	size_t before;
+	struct job w = { .fd = self->cfd, .type = variant->type,
+			 .len = extra, .msg = chunk, .seed = 8 };
+	struct job r = { .fd = self->sfd, .type = variant->type,
+			 .msg = chunk, .seed = 8 };
+	long sndbuf, rcvbuf;
+	int rounds, ev;
+	ssize_t n = 0;
+	char *buf;
+	double t;
+
+	buf = malloc(chunk);
+	ASSERT_NE(NULL, buf);
+
+	/* Fill until EAGAIN, and until the client stays unwritable. */
+	for (rounds = 0; rounds < 50; rounds++) {
+		before = sent;
+		for (;;) {
+			fill(buf, chunk, sent, 8);
+			n = send(self->cfd, buf, chunk,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+			if (n < 0)
+				break;
+			if (variant->type == SOCK_SEQPACKET)
+				ASSERT_EQ(chunk, n);
+			sent += n;
+			ASSERT_GE(limit, sent) TH_LOG("never blocked");
+		}
+		ASSERT_EQ(EAGAIN, errno) TH_LOG("send: %s", strerror(errno));
+		ev = wait_events(self->cfd, POLLOUT, 300);
+		if (!(ev & POLLOUT))
+			break;
+	}
+	ASSERT_GT(50, rounds)
+		TH_LOG("POLLOUT after each EAGAIN: %zu queued, %zu last round",
+		       sent, sent - before);
+	ev = events_now(self->cfd);
+	EXPECT_EQ(0, ev & POLLOUT) TH_LOG("client: %s", events_str(ev));
+
+	sndbuf = get_int(self->cfd, SO_SNDBUF);
+	rcvbuf = get_int(self->sfd, SO_RCVBUF);
+	TH_LOG("%zu bytes queued; SO_SNDBUF %ld, the peer's SO_RCVBUF %ld",
+	       sent, sndbuf, rcvbuf);
+	EXPECT_GE(2 * (sndbuf + rcvbuf), sent);
+
+	/* Blocking with a send timeout: EAGAIN after it. */
+	ASSERT_EQ(0, set_timeout(self->cfd, SO_SNDTIMEO, 200));
+	for (rounds = 0; rounds < 20; rounds++) {
+		fill(buf, chunk, sent, 8);
+		t = now_ms();
+		n = send(self->cfd, buf, chunk, MSG_NOSIGNAL);
+		t = now_ms() - t;
+		if (n < 0)
+			break;
+		sent += n;
+	}
+	EXPECT_EQ(-1, n);
+	EXPECT_EQ(EAGAIN, errno) TH_LOG("send: %s", strerror(errno));
+	EXPECT_LE(180, t);
+	EXPECT_GE(2000, t) TH_LOG("send returned after %.0f ms", t);
+	free(buf);
+
+	/* A blocking sender waits for room ... */
+	ASSERT_EQ(0, set_timeout(self->cfd, SO_SNDTIMEO, 0));
+	w.off = sent;
+	ASSERT_EQ(0, start(&w, sender));
+	sleep_ms(300);
+	EXPECT_FALSE(job_done(&w));
+
+	/* ... which the reader makes: everything arrives, in order. */
+	r.len = sent + extra;
+	receiver(&r);
+	EXPECT_EQ(sent + extra, r.ret)
+		TH_LOG("received %zd: %s", r.ret, strerror(r.err));
+	EXPECT_EQ((size_t)-1, r.bad)
+		TH_LOG("bad data at byte %zu, in a receive of %zd", r.bad,
+		       r.bad_n);
+	ASSERT_EQ(0, finish(&w));
+	EXPECT_EQ(extra, w.ret) TH_LOG("sent %zd: %s", w.ret, strerror(w.err));
+	EXPECT_EQ(-1, recv(self->sfd, &ev, sizeof(ev), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	ev = wait_events(self->cfd, POLLOUT, SOON_MS);
+	EXPECT_NE(0, ev & POLLOUT) TH_LOG("client: %s", events_str(ev));
+}
+
+/* Calls that make no sense on a connection. */
+TEST_F(conn, errors)
+{
+	struct sockaddr_mrc a = mrc_addr(SERVER, variant->family, self->port);
+	struct sockaddr_mrc any = mrc_any(0);
+
+	EXPECT_EQ(-1, listen(self->cfd, 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, listen(self->sfd, 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, mrc_connect(self->cfd, &a));
+	EXPECT_EQ(EISCONN, errno);
+	EXPECT_EQ(-1, mrc_connect(self->sfd, &a));
+	EXPECT_EQ(EISCONN, errno);
+	EXPECT_EQ(-1, accept(self->cfd, NULL, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, mrc_bind(self->cfd, &any));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, shutdown(self->cfd, 3));
+	EXPECT_EQ(EINVAL, errno);
+	/* No urgent data in MRC. */
+	EXPECT_EQ(-1, send(self->cfd, "!", 1, MSG_OOB | MSG_NOSIGNAL));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	/* The failures broke nothing. */
+	ASSERT_EQ(2, send(self->cfd, "ok", 2, 0));
+	EXPECT_NE(0, wait_events(self->sfd, POLLIN, SOON_MS) & POLLIN);
+}
+
+/* The ports of a connection are taken. */
+TEST_F(conn, ports_in_use)
+{
+	struct sockaddr_mrc a = mrc_any(self->port);
+	int fd;
+
+	fd = mrc_socket_in(SERVER, variant->type);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, mrc_bind(fd, &a));
+	EXPECT_EQ(EADDRINUSE, errno);
+	close(fd);
+
+	a = mrc_any(local_port(self->cfd));
+	ASSERT_NE(0, a.smrc_port);
+	fd = mrc_socket_in(CLIENT, variant->type);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, mrc_bind(fd, &a));
+	EXPECT_EQ(EADDRINUSE, errno);
+	close(fd);
+}
+
+/****************************************************************************
+ * Byte streams
+ */
+
+FIXTURE(stream) {
+	int lfd, cfd, sfd;
+	unsigned short port;
+};
+
+FIXTURE_VARIANT(stream) {
+	int family;
+};
+
+FIXTURE_VARIANT_ADD(stream, ipv4) {
+	.family = AF_INET,
+};
+
+FIXTURE_VARIANT_ADD(stream, ipv6) {
+	.family = AF_INET6,
+};
+
+FIXTURE_SETUP(stream)
+{
+	connect_pair(_metadata, SOCK_STREAM, variant->family, &self->lfd,
+		     &self->cfd, &self->sfd, &self->port);
+}
+
+FIXTURE_TEARDOWN(stream)
+{
+	close_fds(&self->lfd, 3);
+}
+
+/* No boundaries: sends merge, reads split them. */
+TEST_F(stream, no_boundaries)
+{
+	char out[1000], in[1000];
+	int i;
+
+	fill(out, sizeof(out), 0, 9);
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ(100, send(self->cfd, out + i * 100, 100, 0));
+	EXPECT_EQ(1000, recv(self->sfd, in, sizeof(in), MSG_WAITALL));
+	EXPECT_EQ(0, memcmp(in, out, sizeof(out)));
+
+	ASSERT_EQ(1000, send(self->cfd, out, sizeof(out), 0));
+	EXPECT_EQ(300, recv_all(self->sfd, in, 300));
+	EXPECT_EQ(300, recv_all(self->sfd, in + 300, 300));
+	EXPECT_EQ(400, recv_all(self->sfd, in + 600, 400));
+	EXPECT_EQ(0, memcmp(in, out, sizeof(out)));
+
+	/* Sending nothing sends nothing. */
+	EXPECT_EQ(0, send(self->cfd, out, 0, 0));
+	sleep_ms(100);
+	EXPECT_EQ(-1, recv(self->sfd, in, sizeof(in), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+/* MSG_WAITALL waits for all, or for the end of the stream. */
+TEST_F(stream, waitall)
+{
+	struct job w = { .fd = self->cfd, .delay_ms = 50, .len = 3000,
+			 .msg = 1000, .gap_ms = 50, .seed = 10 };
+	char buf[4000];
+
+	ASSERT_EQ(0, start(&w, sender));
+	ASSERT_EQ(0, set_timeout(self->sfd, SO_RCVTIMEO, STUCK_MS));
+	EXPECT_EQ(3000, recv(self->sfd, buf, 3000, MSG_WAITALL));
+	EXPECT_EQ(3000, mismatch(buf, 3000, 0, 10));
+	ASSERT_EQ(0, finish(&w));
+
+	ASSERT_EQ(100, send(self->cfd, buf, 100, 0));
+	ASSERT_EQ(0, shutdown(self->cfd, SHUT_WR));
+	EXPECT_EQ(100, recv(self->sfd, buf, sizeof(buf), MSG_WAITALL));
+	EXPECT_EQ(0, recv(self->sfd, buf, sizeof(buf), MSG_WAITALL));
+}
+
+/****************************************************************************
+ * Messages
+ */
+
+FIXTURE(seqpacket) {
+	int lfd, cfd, sfd;
+	unsigned short port;
+};
+
+FIXTURE_VARIANT(seqpacket) {
+	int family;
+};
+
+FIXTURE_VARIANT_ADD(seqpacket, ipv4) {
+	.family = AF_INET,
+};
+
+FIXTURE_VARIANT_ADD(seqpacket, ipv6) {
+	.family = AF_INET6,
+};
+
+FIXTURE_SETUP(seqpacket)
+{
+	connect_pair(_metadata, SOCK_SEQPACKET, variant->family, &self->lfd,
+		     &self->cfd, &self->sfd, &self->port);
+}
+
+FIXTURE_TEARDOWN(seqpacket)
+{
+	close_fds(&self->lfd, 3);
+}
+
+/* Every message arrives whole and alone, empty ones too. */
+TEST_F(seqpacket, boundaries)
+{
+	static const size_t sizes[] = { 0, 1, 100, 1399, 1400, 1401, 1500,
+					9000, 65536, 0, 0, 7 };
+	size_t big = 128 * KIB;
+	unsigned int i;
+	char *buf;
+
+	buf = malloc(big);
+	ASSERT_NE(NULL, buf);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		fill(buf, sizes[i], 0, 100 + i);
+		ASSERT_EQ(sizes[i], send(self->cfd, buf, sizes[i], 0))
+			TH_LOG("message %u: %s", i, strerror(errno));
+	}
+	ASSERT_EQ(0, set_timeout(self->sfd, SO_RCVTIMEO, STUCK_MS));
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		EXPECT_EQ(sizes[i], recv(self->sfd, buf, big, 0))
+			TH_LOG("message %u", i);
+		EXPECT_EQ(sizes[i], mismatch(buf, sizes[i], 0, 100 + i));
+	}
+	EXPECT_EQ(-1, recv(self->sfd, buf, big, MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	free(buf);
+}
+
+/* A short buffer truncates a message, and the rest of it is gone. */
+TEST_F(seqpacket, truncated)
+{
+	char out[1000], in[2000], tiny[10];
+	struct iovec iov = { in, 100 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	fill(out, sizeof(out), 0, 11);
+	ASSERT_EQ(1000, send(self->cfd, out, 1000, 0));
+	ASSERT_EQ(10, send(self->cfd, "next one..", 10, 0));
+	ASSERT_EQ(1000, send(self->cfd, out, 1000, 0));
+	ASSERT_EQ(1000, send(self->cfd, out, 1000, 0));
+	ASSERT_EQ(0, set_timeout(self->sfd, SO_RCVTIMEO, STUCK_MS));
+
+	EXPECT_EQ(100, recvmsg(self->sfd, &msg, 0));
+	EXPECT_EQ(MSG_TRUNC, msg.msg_flags & MSG_TRUNC);
+	EXPECT_EQ(0, memcmp(in, out, 100));
+
+	msg.msg_flags = 0;
+	iov.iov_len = sizeof(in);
+	EXPECT_EQ(10, recvmsg(self->sfd, &msg, 0));
+	EXPECT_EQ(0, msg.msg_flags & MSG_TRUNC);
+	EXPECT_EQ(0, memcmp(in, "next one..", 10));
+
+	/* MSG_TRUNC asks for the real length. */
+	memset(tiny, 0, sizeof(tiny));
+	EXPECT_EQ(1000, recv(self->sfd, tiny, sizeof(tiny), MSG_TRUNC));
+	EXPECT_EQ(0, memcmp(tiny, out, sizeof(tiny)));
+
+	/* read() truncates too. */
+	EXPECT_EQ(10, read(self->sfd, tiny, sizeof(tiny)));
+	EXPECT_EQ(0, memcmp(tiny, out, sizeof(tiny)));
+	EXPECT_EQ(-1, recv(self->sfd, in, sizeof(in), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+/* MSG_PEEK looks at one message, truncated or whole, and keeps it. */
+TEST_F(seqpacket, peek)
+{
+	char in[100];
+
+	ASSERT_EQ(10, send(self->cfd, "0123456789", 10, 0));
+	ASSERT_EQ(3, send(self->cfd, "abc", 3, 0));
+	ASSERT_EQ(0, set_timeout(self->sfd, SO_RCVTIMEO, STUCK_MS));
+	EXPECT_EQ(4, recv(self->sfd, in, 4, MSG_PEEK));
+	EXPECT_EQ(0, memcmp(in, "0123", 4));
+	EXPECT_EQ(10, recv(self->sfd, in, 4, MSG_PEEK | MSG_TRUNC));
+	EXPECT_EQ(10, recv(self->sfd, in, sizeof(in), MSG_PEEK));
+	EXPECT_EQ(10, recv(self->sfd, in, sizeof(in), 0));
+	EXPECT_EQ(0, memcmp(in, "0123456789", 10));
+	EXPECT_EQ(3, recv(self->sfd, in, sizeof(in), 0));
+	EXPECT_EQ(0, memcmp(in, "abc", 3));
+}
+
+/* A message larger than the send buffer can ever hold: EMSGSIZE. */
+TEST_F(seqpacket, too_big)
+{
+	size_t big = 1 * MIB;
+	char *buf;
+
+	buf = malloc(big);
+	ASSERT_NE(NULL, buf);
+	fill(buf, big, 0, 12);
+	ASSERT_EQ(0, set_int(self->cfd, SO_SNDBUF, 65536));
+	EXPECT_EQ(-1, send(self->cfd, buf, big, 0));
+	EXPECT_EQ(EMSGSIZE, errno);
+	EXPECT_EQ(-1, send(self->cfd, buf, big, MSG_DONTWAIT));
+	EXPECT_EQ(EMSGSIZE, errno);
+
+	/* Nothing of it went out, and smaller messages still do. */
+	ASSERT_EQ(16 * KIB, send(self->cfd, buf, 16 * KIB, 0));
+	ASSERT_EQ(0, set_timeout(self->sfd, SO_RCVTIMEO, STUCK_MS));
+	EXPECT_EQ(16 * KIB, recv(self->sfd, buf, big, 0));
+	EXPECT_EQ(16 * KIB, mismatch(buf, 16 * KIB, 0, 12));
+	EXPECT_EQ(-1, recv(self->sfd, buf, big, MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	free(buf);
+}
+
+/****************************************************************************
+ * Listeners and connecting
+ */
+
+FIXTURE(server) {
+	int lfd;
+	unsigned short port;
+};
+
+FIXTURE_VARIANT(server) {
+	int type;
+	int family;
+};
+
+FIXTURE_VARIANT_ADD(server, stream_ipv4) {
+	.type = SOCK_STREAM,
+	.family = AF_INET,
+};
+
+FIXTURE_VARIANT_ADD(server, stream_ipv6) {
+	.type = SOCK_STREAM,
+	.family = AF_INET6,
+};
+
+FIXTURE_VARIANT_ADD(server, seqpacket_ipv4) {
+	.type = SOCK_SEQPACKET,
+	.family = AF_INET,
+};
+
+FIXTURE_VARIANT_ADD(server, seqpacket_ipv6) {
+	.type = SOCK_SEQPACKET,
+	.family = AF_INET6,
+};
+
+FIXTURE_SETUP(server)
+{
+	const char *missing = env_load();
+
+	self->lfd = -1;
+	if (missing)
+		SKIP(return, "%s not set or not found: run conn_api.sh",
+		     missing);
+	self->lfd = mrc_listen(variant->type, 16, &self->port);
+	ASSERT_LE(0, self->lfd) TH_LOG("listen: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(server)
+{
+	if (self->lfd >= 0)
+		close(self->lfd);
+}
+
+TEST_F(server, accept4_flags)
+{
+	int cfd, sfd, sfd2, cfd2;
+	char buf[8] = "";
+
+	cfd = mrc_dial(variant->type, variant->family, self->port);
+	ASSERT_LE(0, cfd) TH_LOG("connect: %s", strerror(errno));
+	sfd = accept4(self->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	ASSERT_LE(0, sfd) TH_LOG("accept4: %s", strerror(errno));
+	EXPECT_NE(0, fcntl(sfd, F_GETFL) & O_NONBLOCK);
+	EXPECT_NE(0, fcntl(sfd, F_GETFD) & FD_CLOEXEC);
+	EXPECT_EQ(variant->type, get_int(sfd, SO_TYPE));
+
+	cfd2 = mrc_dial(variant->type, variant->family, self->port);
+	ASSERT_LE(0, cfd2) TH_LOG("connect: %s", strerror(errno));
+	sfd2 = accept4(self->lfd, NULL, NULL, 0);
+	ASSERT_LE(0, sfd2) TH_LOG("accept4: %s", strerror(errno));
+	EXPECT_EQ(0, fcntl(sfd2, F_GETFL) & O_NONBLOCK);
+	EXPECT_EQ(0, fcntl(sfd2, F_GETFD) & FD_CLOEXEC);
+
+	EXPECT_EQ(-1, accept4(self->lfd, NULL, NULL, 0x4000000));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* Each accepted socket talks to its own client. */
+	ASSERT_EQ(3, send(cfd2, "two", 3, 0));
+	ASSERT_EQ(3, send(cfd, "one", 3, 0));
+	ASSERT_EQ(0, set_timeout(sfd2, SO_RCVTIMEO, STUCK_MS));
+	EXPECT_EQ(3, recv(sfd2, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, memcmp(buf, "two", 3));
+	EXPECT_NE(0, wait_events(sfd, POLLIN, SOON_MS) & POLLIN);
+	EXPECT_EQ(3, recv(sfd, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, memcmp(buf, "one", 3));
+	close(cfd);
+	close(sfd);
+	close(cfd2);
+	close(sfd2);
+}
+
+/* A non-blocking listener: EAGAIN, then POLLIN when a client comes. */
+TEST_F(server, accept_nonblocking)
+{
+	struct sockaddr_mrc a;
+	socklen_t len = sizeof(a);
+	int cfd, sfd, ev;
+
+	ASSERT_EQ(0, fcntl(self->lfd, F_SETFL, O_NONBLOCK));
+	EXPECT_EQ(-1, accept(self->lfd, NULL, NULL));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(0, events_now(self->lfd));
+
+	cfd = mrc_dial(variant->type, variant->family, self->port);
+	ASSERT_LE(0, cfd) TH_LOG("connect: %s", strerror(errno));
+	ev = wait_events(self->lfd, POLLIN, SOON_MS);
+	EXPECT_EQ(POLLIN, ev) TH_LOG("listener: %s", events_str(ev));
+	memset(&a, 0, sizeof(a));
+	sfd = accept(self->lfd, (struct sockaddr *)&a, &len);
+	ASSERT_LE(0, sfd) TH_LOG("accept: %s", strerror(errno));
+	/* accept() names the peer as getpeername() does. */
+	EXPECT_EQ(sizeof(a), len);
+	EXPECT_EQ(local_port(cfd), ntohs(a.smrc_port));
+	EXPECT_EQ(variant->family, a.smrc_addr_family);
+	EXPECT_EQ(0, events_now(self->lfd));
+	EXPECT_EQ(-1, accept(self->lfd, NULL, NULL));
+	EXPECT_EQ(EAGAIN, errno);
+	close(sfd);
+	close(cfd);
+}
+
+/* A blocked accept() wakes when a client connects. */
+TEST_F(server, accept_wakes)
+{
+	struct job j = { .fd = self->lfd };
+	int cfd;
+
+	ASSERT_EQ(0, start(&j, accept_once));
+	sleep_ms(200);
+	EXPECT_FALSE(job_done(&j));
+	cfd = mrc_dial(variant->type, variant->family, self->port);
+	ASSERT_LE(0, cfd) TH_LOG("connect: %s", strerror(errno));
+	ASSERT_EQ(0, finish(&j));
+	EXPECT_LE(0, j.ret) TH_LOG("accept: %s", strerror(j.err));
+	if (j.ret >= 0)
+		close(j.ret);
+	close(cfd);
+}
+
+/* Three clients on one port, each accepted with its own name. */
+TEST_F(server, three_clients)
+{
+	unsigned short cport[3], sport[3];
+	int cfd[3], sfd[3], i, k;
+
+	for (i = 0; i < 3; i++) {
+		cfd[i] = mrc_dial(variant->type, variant->family, self->port);
+		ASSERT_LE(0, cfd[i]) TH_LOG("connect: %s", strerror(errno));
+		cport[i] = local_port(cfd[i]);
+	}
+	for (i = 0; i < 3; i++) {
+		struct sockaddr_mrc a;
+		socklen_t len = sizeof(a);
+
+		sfd[i] = accept(self->lfd, NULL, NULL);
+		ASSERT_LE(0, sfd[i]) TH_LOG("accept: %s", strerror(errno));
+		ASSERT_EQ(0, getpeername(sfd[i], (struct sockaddr *)&a, &len));
+		sport[i] = ntohs(a.smrc_port);
+	}
+	/* Three different clients, each accepted once. */
+	for (i = 0; i < 3; i++) {
+		int seen = 0;
+
+		for (k = 0; k < 3; k++) {
+			seen += cport[i] == sport[k];
+			if (k != i)
+				EXPECT_NE(cport[i], cport[k]);
+		}
+		EXPECT_EQ(1, seen) TH_LOG("client port %u", cport[i]);
+	}
+	for (i = 0; i < 3; i++) {
+		close(cfd[i]);
+		close(sfd[i]);
+	}
+}
+
+/* A client bound to a port of its own keeps it. */
+TEST_F(server, bound_client)
+{
+	struct sockaddr_mrc a = mrc_addr(SERVER, variant->family, self->port);
+	struct sockaddr_mrc mine = mrc_any(0), peer;
+	socklen_t len = sizeof(peer);
+	unsigned short port;
+	int cfd, sfd;
+
+	cfd = mrc_socket_in(CLIENT, variant->type);
+	ASSERT_LE(0, cfd);
+	mine = mrc_addr(CLIENT, variant->family, 0);
+	ASSERT_EQ(0, mrc_bind(cfd, &mine));
+	port = local_port(cfd);
+	ASSERT_NE(0, port);
+	ASSERT_EQ(0, mrc_connect(cfd, &a))
+		TH_LOG("connect: %s", strerror(errno));
+	EXPECT_EQ(port, local_port(cfd));
+	sfd = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, sfd);
+	ASSERT_EQ(0, getpeername(sfd, (struct sockaddr *)&peer, &len));
+	mine.smrc_port = htons(port);
+	EXPECT_TRUE(addr_eq(&peer, &mine))
+		TH_LOG("peer %s, expected %s", addr_str(&peer),
+		       addr_str(&mine));
+	close(sfd);
+	close(cfd);
+}
+
+/* Non-blocking connect: EINPROGRESS, then writable, SO_ERROR 0. */
+TEST_F(server, connect_nonblocking)
+{
+	struct sockaddr_mrc a = mrc_addr(SERVER, variant->family, self->port);
+	struct sockaddr_mrc peer;
+	socklen_t len = sizeof(peer);
+	int cfd, sfd, ev, ret;
+	char buf[8];
+
+	cfd = mrc_socket_in(CLIENT, variant->type | SOCK_NONBLOCK);
+	ASSERT_LE(0, cfd);
+	ret = mrc_connect(cfd, &a);
+	EXPECT_EQ(-1, ret) TH_LOG("non-blocking connect() returned %d", ret);
+	if (ret)
+		ASSERT_EQ(EINPROGRESS, errno);
+	ev = wait_events(cfd, POLLOUT, SOON_MS);
+	EXPECT_EQ(POLLOUT, ev) TH_LOG("client: %s", events_str(ev));
+	EXPECT_EQ(0, get_int(cfd, SO_ERROR));
+	/* Connecting again may succeed once, as TCP does; then EISCONN. */
+	ret = mrc_connect(cfd, &a);
+	if (ret)
+		EXPECT_EQ(EISCONN, errno);
+	EXPECT_EQ(-1, mrc_connect(cfd, &a));
+	EXPECT_EQ(EISCONN, errno);
+	ASSERT_EQ(0, getpeername(cfd, (struct sockaddr *)&peer, &len));
+	EXPECT_TRUE(addr_eq(&peer, &a)) TH_LOG("peer %s", addr_str(&peer));
+
+	sfd = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, sfd);
+	ASSERT_EQ(2, send(cfd, "hi", 2, 0));
+	ASSERT_EQ(0, set_timeout(sfd, SO_RCVTIMEO, STUCK_MS));
+	EXPECT_EQ(2, recv(sfd, buf, sizeof(buf), 0));
+	close(sfd);
+	close(cfd);
+}
+
+/* Nobody listens on the port: ECONNREFUSED, blocking or not. */
+TEST_F(server, refused)
+{
+	struct sockaddr_mrc a = mrc_any(0);
+	unsigned short bound, freed;
+	int fd, ev;
+	double t;
+
+	/* A port bound by a socket that does not listen ... */
+	fd = mrc_socket_in(SERVER, variant->type);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, mrc_bind(fd, &a));
+	bound = local_port(fd);
+	/* ... and one that nobody holds. */
+	close(self->lfd);
+	self->lfd = -1;
+	freed = self->port;
+
+	t = now_ms();
+	EXPECT_EQ(-1, mrc_dial(variant->type, variant->family, bound));
+	EXPECT_EQ(ECONNREFUSED, errno) TH_LOG("connect: %s", strerror(errno));
+	EXPECT_GT(SOON_MS, now_ms() - t);
+	t = now_ms();
+	EXPECT_EQ(-1, mrc_dial(variant->type, variant->family, freed));
+	EXPECT_EQ(ECONNREFUSED, errno) TH_LOG("connect: %s", strerror(errno));
+	EXPECT_GT(SOON_MS, now_ms() - t);
+	close(fd);
+
+	/* Non-blocking: POLLERR and the error in SO_ERROR. */
+	fd = mrc_socket_in(CLIENT, variant->type | SOCK_NONBLOCK);
+	ASSERT_LE(0, fd);
+	a = mrc_addr(SERVER, variant->family, freed);
+	ASSERT_EQ(-1, mrc_connect(fd, &a));
+	ASSERT_EQ(EINPROGRESS, errno);
+	ev = wait_events(fd, POLLERR, SOON_MS);
+	EXPECT_NE(0, ev & POLLERR) TH_LOG("client: %s", events_str(ev));
+	EXPECT_EQ(ECONNREFUSED, get_int(fd, SO_ERROR));
+	close(fd);
+}
+
+/****************************************************************************
+ * Sockets without a connection
+ */
+
+FIXTURE(alone) {
+	int fd;
+};
+
+FIXTURE_VARIANT(alone) {
+	int type;
+};
+
+FIXTURE_VARIANT_ADD(alone, stream) {
+	.type = SOCK_STREAM,
+};
+
+FIXTURE_VARIANT_ADD(alone, seqpacket) {
+	.type = SOCK_SEQPACKET,
+};
+
+FIXTURE_SETUP(alone)
+{
+	const char *missing = env_load();
+
+	self->fd = -1;
+	if (missing)
+		SKIP(return, "%s not set or not found: run conn_api.sh",
+		     missing);
+	self->fd = mrc_socket_in(CLIENT, variant->type);
+	ASSERT_LE(0, self->fd) TH_LOG("socket: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(alone)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F(alone, not_connected)
+{
+	struct sockaddr_mrc a;
+	socklen_t len = sizeof(a);
+	char buf[8];
+
+	ASSERT_EQ(0, hold_sigpipe());
+	EXPECT_EQ(-1, send(self->fd, "x", 1, MSG_NOSIGNAL));
+	EXPECT_EQ(ENOTCONN, errno);
+	EXPECT_EQ(-1, write(self->fd, "x", 1));
+	EXPECT_EQ(ENOTCONN, errno);
+	EXPECT_EQ(0, sigpipes());
+	EXPECT_EQ(-1, recv(self->fd, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(ENOTCONN, errno);
+	EXPECT_EQ(-1, getpeername(self->fd, (struct sockaddr *)&a, &len));
+	EXPECT_EQ(ENOTCONN, errno);
+	EXPECT_EQ(-1, shutdown(self->fd, SHUT_RDWR));
+	EXPECT_EQ(ENOTCONN, errno);
+	EXPECT_EQ(-1, accept(self->fd, NULL, NULL));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(alone, listener_not_connected)
+{
+	struct sockaddr_mrc a = mrc_any(0);
+	char buf[8];
+
+	ASSERT_EQ(0, mrc_bind(self->fd, &a));
+	ASSERT_EQ(0, listen(self->fd, 4));
+	EXPECT_EQ(-1, send(self->fd, "x", 1, MSG_NOSIGNAL));
+	EXPECT_EQ(ENOTCONN, errno);
+	EXPECT_EQ(-1, recv(self->fd, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(ENOTCONN, errno);
+	/* listen() again changes the backlog only. */
+	EXPECT_EQ(0, listen(self->fd, 8));
+}
+
+/* Bad addresses for connect(): EINVAL or EAFNOSUPPORT, no harm done. */
+TEST_F(alone, connect_bad_addresses)
+{
+	struct sockaddr_mrc good = mrc_addr(SERVER, AF_INET, 1), a;
+
+	a = good;
+	EXPECT_EQ(-1, connect(self->fd, (struct sockaddr *)&a, sizeof(a) - 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, connect(self->fd, (struct sockaddr *)&a, 2));
+	EXPECT_EQ(EINVAL, errno);
+	a.__smrc_pad = 1;
+	EXPECT_EQ(-1, mrc_connect(self->fd, &a));
+	EXPECT_EQ(EINVAL, errno);
+	a = good;
+	a.smrc_family = AF_INET;
+	EXPECT_EQ(-1, mrc_connect(self->fd, &a));
+	EXPECT_EQ(EAFNOSUPPORT, errno);
+	a = good;
+	a.smrc_addr_family = 99;
+	EXPECT_EQ(-1, mrc_connect(self->fd, &a));
+	EXPECT_EQ(EAFNOSUPPORT, errno);
+
+	/* Still unconnected, and unbound. */
+	EXPECT_EQ(0, local_port(self->fd));
+	EXPECT_EQ(0, get_int(self->fd, SO_ERROR));
+}
+
+/*
+ * A connect still in progress: EALREADY on a second connect(), no events
+ * yet, no peer.  The peer is a host with an address on one of our planes
+ * but no MRC, so that the handshake cannot finish.
+ */
+TEST_F(alone, connect_already)
+{
+	struct sockaddr_mrc a = env.dead, peer;
+	socklen_t len = sizeof(peer);
+	int flags;
+
+	a.smrc_port = htons(4000);
+	flags = fcntl(self->fd, F_GETFL);
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, flags | O_NONBLOCK));
+	ASSERT_EQ(-1, mrc_connect(self->fd, &a));
+	ASSERT_EQ(EINPROGRESS, errno);
+	EXPECT_EQ(-1, mrc_connect(self->fd, &a));
+	EXPECT_EQ(EALREADY, errno);
+	EXPECT_EQ(0, wait_events(self->fd, POLLIN | POLLOUT, 200));
+	EXPECT_EQ(-1, getpeername(self->fd, (struct sockaddr *)&peer, &len));
+	EXPECT_EQ(ENOTCONN, errno);
+	EXPECT_EQ(0, get_int(self->fd, SO_ERROR));
+	/* Closing it now is fine too (the teardown does). */
+}
+
+/*
+ * The peer is gone: a host with an address on one of our planes whose MRC
+ * plane was removed.  connect() gives up with ETIMEDOUT after the
+ * handshake's retries, which takes a while: the one slow case.
+ */
+FIXTURE(gone) {
+	int fd;
+};
+
+FIXTURE_SETUP(gone)
+{
+	const char *missing = env_load();
+
+	self->fd = -1;
+	if (missing)
+		SKIP(return, "%s not set or not found: run conn_api.sh",
+		     missing);
+	self->fd = mrc_socket_in(CLIENT, SOCK_STREAM);
+	ASSERT_LE(0, self->fd) TH_LOG("socket: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(gone)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F_TIMEOUT(gone, connect_timeout, 300)
+{
+	struct sockaddr_mrc a = env.dead;
+	double t;
+	int ret;
+
+	a.smrc_port = htons(4000);
+	t = now_ms();
+	ret = mrc_connect(self->fd, &a);
+	t = now_ms() - t;
+	EXPECT_EQ(-1, ret);
+	EXPECT_EQ(ETIMEDOUT, errno) TH_LOG("connect: %s", strerror(errno));
+	TH_LOG("connect to %s gave up after %.1f s", addr_str(&a), t / 1000);
+	if (t > 15000)
+		TH_LOG("SLOW: connect took more than 15 s to time out");
+	EXPECT_LE(1000, t);
+}
+
+/* Not for MRC. */
+TEST(socketpair_unsupported)
+{
+	int sv[2];
+
+	EXPECT_EQ(-1, socketpair(AF_MRC, SOCK_STREAM, 0, sv));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(-1, socketpair(AF_MRC, SOCK_SEQPACKET, 0, sv));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,273 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# MRC connections over four planes that lose, reorder, duplicate and
+# corrupt packets (netem on one plane or on all of them, both directions):
+# streams and messages still arrive exactly once, in order, with the same
+# SHA-256 at both ends and, for SOCK_SEQPACKET, every message's size kept.
+# IPv4 and IPv6.
+
+. "$(dirname "$0")/mrc_lib.sh"
+
+mrc_require_root
+
+MRCCTL=${MRCCTL:-$(cd "$MRC_DIR" && pwd -P)/../../../../mrcctl/mrcctl}
+XFER=$MRC_BIN/mrc_xfer
+if [ ! -x "$MRCCTL" ]; then
+	echo "# SKIP: mrcctl not built (make -C tools/mrcctl, or set MRCCTL)"
+	exit "$KSFT_SKIP"
+fi
+if [ ! -x "$XFER" ]; then
+	echo "# SKIP: mrc_xfer not built (or set MRC_BIN)"
+	exit "$KSFT_SKIP"
+fi
+if ! command -v tc > /dev/null; then
+	echo "# SKIP: needs tc"
+	exit "$KSFT_SKIP"
+fi
+mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
+if ! modprobe sch_netem 2> /dev/null && [ ! -d /sys/module/sch_netem ]; then
+	echo "# SKIP: no netem (CONFIG_NET_SCH_NETEM)"
+	exit "$KSFT_SKIP"
+fi
+
+mrc_plan 28
+
+# Every transfer: 4 MiB, as a stream and as messages of these sizes.
+SIZE=4M
+SIZE_BYTES=$((4 << 20))
+MSGS=1,1399,1400,1401,9000,65536
+
+suffix=$(printf '%04x' $RANDOM)
+tmp=$(mktemp -d)
+port=6000
+
+cleanup()
+{
+	local job
+
+	for job in $(jobs -p); do
+		kill "$job" 2> /dev/null
+	done
+	wait 2> /dev/null
+	mrc_cleanup
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+show()
+{
+	local line
+
+	while IFS= read -r line; do
+		echo "#   $line"
+	done < "$1"
+}
+
+# Hosts $A and $B joined by veth1..veth4, pair K with 10.0.K.1 and
+# 10.0.K.2 or fd00:K::1 and fd00:K::2, plane K of each host on vethK.
+setup_family()
+{
+	local k len a=() b=()
+
+	fam=$1
+	A=mrcn-$suffix-a$fam
+	B=mrcn-$suffix-b$fam
+	if [ "$fam" = 4 ]; then
+		name=IPv4 pre=10.0. mid=. len=24 opt=
+	else
+		name=IPv6 pre=fd00: mid=:: len=64 opt=nodad
+	fi
+	mrc_ns_add "$A" "$B" || return 1
+	for k in 1 2 3 4; do
+		a+=("link add veth$k type veth peer name veth$k netns $B"
+		    "link set veth$k up"
+		    "addr add $pre$k${mid}1/$len dev veth$k $opt")
+		b+=("link set veth$k up"
+		    "addr add $pre$k${mid}2/$len dev veth$k $opt")
+	done
+	printf '%s\n' "${a[@]}" | ip -n "$A" -batch - &&
+		printf '%s\n' "${b[@]}" | ip -n "$B" -batch - || return 1
+	for k in 1 2 3 4; do
+		"$MRCCTL" -n "$A" plane add dev "veth$k" id "$k" addr "$pre$k${mid}1" &&
+			"$MRCCTL" -n "$B" plane add dev "veth$k" id "$k" addr "$pre$k${mid}2" ||
+			return 1
+	done
+	mrc_wait_for 10 planes_up "$A" && mrc_wait_for 10 planes_up "$B"
+}
+
+# planes_up NS: NS has four planes, all up.
+planes_up()
+{
+	local out id state n=0
+
+	out=$("$MRCCTL" -n "$1" plane show) || return 1
+	while read -r id _ _ state _; do
+		[ "$id" = ID ] && continue
+		[ "$state" = up ] || return 1
+		n=$((n + 1))
+	done <<< "$out"
+	[ "$n" = 4 ]
+}
+
+# netem PLANES [NETEM-ARG...]: netem with these arguments on both ends of
+# each plane of the list, or none without arguments.
+netem()
+{
+	local planes=$1 k cmds=()
+
+	shift
+	for k in $planes; do
+		if [ "$#" = 0 ]; then
+			cmds+=("qdisc del dev veth$k root")
+		else
+			cmds+=("qdisc replace dev veth$k root netem $*")
+		fi
+	done
+	printf '%s\n' "${cmds[@]}" | tc -n "$A" -batch - &&
+		printf '%s\n' "${cmds[@]}" | tc -n "$B" -batch -
+}
+
+said_ready()
+{
+	local line
+
+	[ -e "$1" ] || return 1
+	while read -r line; do
+		[[ "$line" == ready* ]] && return 0
+	done < "$1"
+	return 1
+}
+
+server_ready()
+{
+	said_ready "$1" || ! kill -0 "$2" 2> /dev/null
+}
+
+# conn_line FILE TYPE: the first connection line of FILE as "BYTES MSGS
+# SHA256", without MSGS for a stream (reads and writes need not match).
+conn_line()
+{
+	local tag b bytes m msgs s hash
+
+	while read -r tag _ b bytes m msgs s hash; do
+		[ "$tag $b $m $s" = "conn bytes msgs sha256" ] || continue
+		if [ "$2" = stream ]; then
+			echo "$bytes $hash"
+		else
+			echo "$bytes $msgs $hash"
+		fi
+		return 0
+	done < "$1"
+}
+
+# transfer TYPE: one connection from $A to $B over plane 1's address,
+# $SIZE bytes; for seqpacket in messages of $MSGS sizes, which the server
+# checks.  Both ends must agree on bytes, messages and SHA-256.
+transfer()
+{
+	local type=$1 peer=${pre}1${mid}2 srv rc src check=() c s
+
+	[ "$type" = seqpacket ] && check=(-r "$MSGS" -s "$SIZE")
+	port=$((port + 1))
+	rm -f "$tmp/s.out" "$tmp/s.err"
+	ip netns exec "$B" "$XFER" -l -p "$port" -t "$type" "${check[@]}" \
+		> "$tmp/s.out" 2> "$tmp/s.err" &
+	srv=$!
+	mrc_wait_for 30 server_ready "$tmp/s.out" "$srv"
+	if ! said_ready "$tmp/s.out"; then
+		kill "$srv" 2> /dev/null
+		wait "$srv"
+		mrc_fail "server did not start:"
+		show "$tmp/s.err"
+		return 1
+	fi
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -t "$type" -s "$SIZE" \
+		-m "$MSGS" -S "$port" > "$tmp/c.out" 2> "$tmp/c.err"
+	rc=$?
+	[ "$rc" = 0 ] || kill "$srv" 2> /dev/null
+	wait "$srv"
+	src=$?
+	if [ "$rc" != 0 ] || [ "$src" != 0 ]; then
+		mrc_fail "client exited $rc, server $src:"
+		show "$tmp/c.err"
+		show "$tmp/s.err"
+		return 1
+	fi
+	c=$(conn_line "$tmp/c.out" "$type")
+	s=$(conn_line "$tmp/s.out" "$type")
+	mrc_expect "received (bytes, messages, sha256)" "$s" "$c" &&
+		mrc_expect "bytes sent" "${c%% *}" "$SIZE_BYTES"
+}
+
+# netem_stats NS: packets that NS's netem qdiscs sent and dropped, in
+# $sent and $dropped.
+netem_stats()
+{
+	local out line netem=0 re='Sent [0-9]+ bytes ([0-9]+) pkt \(dropped ([0-9]+)'
+
+	sent=0
+	dropped=0
+	out=$(tc -n "$1" -s qdisc show) || return 1
+	while read -r line; do
+		case "$line" in
+		"qdisc netem "*) netem=1 ;;
+		"qdisc "*) netem=0 ;;
+		esac
+		if [ "$netem" = 1 ] && [[ "$line" =~ $re ]]; then
+			sent=$((sent + BASH_REMATCH[1]))
+			dropped=$((dropped + BASH_REMATCH[2]))
+		fi
+	done <<< "$out"
+}
+
+# impaired PLANES NETEM-ARGS TYPE: a transfer while netem has PLANES; netem
+# must have seen the data, and dropped some of it at 10% loss.
+impaired()
+{
+	local planes=$1 args=$2 rc sent dropped
+
+	# shellcheck disable=SC2086 # $args is a list of arguments
+	netem "$planes" $args || return 1
+	transfer "$3"
+	rc=$?
+	if netem_stats "$A"; then
+		mrc_info "netem ($args) on $A: $sent packets sent, $dropped dropped"
+		[ "$sent" -ge 100 ] || mrc_fail "netem saw $sent packets" || rc=1
+		[ "$args" != "loss 10%" ] || [ "$dropped" -gt 0 ] ||
+			mrc_fail "netem dropped nothing" || rc=1
+	else
+		rc=1
+	fi
+	netem "$planes" || rc=1
+	return "$rc"
+}
+
+# check DESCRIPTION PLANES NETEM-ARGS: one case per socket type.
+check()
+{
+	local type
+
+	for type in stream seqpacket; do
+		mrc_check "$name, $1, $type" impaired "$2" "$3" "$type"
+	done
+}
+
+family()
+{
+	setup_family "$1" || mrc_fail "cannot build the $1 topology"
+	check "1% loss on plane 1" 1 "loss 1%"
+	check "1% loss on all planes" "1 2 3 4" "loss 1%"
+	check "10% loss on plane 1" 1 "loss 10%"
+	check "10% loss on all planes" "1 2 3 4" "loss 10%"
+	check "25% reordered, 1 ms delay, all planes" "1 2 3 4" \
+		"delay 1ms reorder 25% 50%"
+	check "5% duplicated on all planes" "1 2 3 4" "duplicate 5%"
+	check "1% corrupted on all planes" "1 2 3 4" "corrupt 1%"
+	mrc_cleanup
+}
+
+family 4
+family 6
+
+mrc_finish
