@@ -405,6 +405,13 @@ struct mrc_nl_conn {
 		u64		tx_bytes;
 		u64		rx_packets;
 		u64		retransmits;
+		u32		evs_active;
+		bool		up;
+		u64		retirements;
+		u64		probes;
+		u64		restores;
+		u64		ce_marks;
+		u64		nacks;
 	} planes[MRC_MAX_PLANES];
 };
 
@@ -462,6 +469,13 @@ static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
 		p->tx_bytes = cp->tx_bytes;
 		p->rx_packets = cp->rx_packets;
 		p->retransmits = cp->retransmits;
+		p->evs_active = cp->nr_active;
+		p->up = cp->up;
+		p->retirements = cp->retirements;
+		p->probes = cp->probes;
+		p->restores = cp->restores;
+		p->ce_marks = cp->ce_marks;
+		p->nacks = cp->trims;
 	}
 	spin_unlock_bh(&msk->lock);
 }
@@ -470,9 +484,10 @@ static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
 static size_t mrc_nl_conn_size(const struct mrc_nl_conn *c)
 {
 	size_t plane = nla_total_size(0) +			/* the nest */
-		       5 * nla_total_size(sizeof(u32)) +
+		       6 * nla_total_size(sizeof(u32)) +
+		       nla_total_size(sizeof(u8)) +
 		       nla_total_size(sizeof(struct in6_addr)) +
-		       4 * nla_total_size_64bit(sizeof(u64));
+		       9 * nla_total_size_64bit(sizeof(u64));
 
 	return 8 * nla_total_size(sizeof(u32)) +
 	       2 * nla_total_size(sizeof(u16)) +
@@ -513,7 +528,19 @@ static int mrc_nl_fill_conn_plane(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_RX_PACKETS,
 			      p->rx_packets, MRC_CONN_PLANE_ATTR_PAD) ||
 	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_RETRANSMITS,
-			      p->retransmits, MRC_CONN_PLANE_ATTR_PAD)) {
+			      p->retransmits, MRC_CONN_PLANE_ATTR_PAD) ||
+	    nla_put_u32(skb, MRC_CONN_PLANE_ATTR_EVS_ACTIVE, p->evs_active) ||
+	    nla_put_u8(skb, MRC_CONN_PLANE_ATTR_UP, p->up) ||
+	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_RETIREMENTS,
+			      p->retirements, MRC_CONN_PLANE_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_PROBES,
+			      p->probes, MRC_CONN_PLANE_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_RESTORES,
+			      p->restores, MRC_CONN_PLANE_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_CE_MARKS,
+			      p->ce_marks, MRC_CONN_PLANE_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_NACKS,
+			      p->nacks, MRC_CONN_PLANE_ATTR_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

@@ -163,7 +163,7 @@ static int mrc_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	smrc->smrc_family = AF_MRC;
 	lock_sock(sk);
 	if (peer) {
-		if (sock->state != SS_CONNECTED || !msk->dport) {
+		if (READ_ONCE(sk->sk_state) != TCP_ESTABLISHED || !msk->dport) {
 			err = -ENOTCONN;
 			goto out;
 		}
@@ -1072,7 +1072,8 @@ static int mrc_shutdown(struct socket *sock, int how)
 		mrc_listen_stop(msk);
 		goto out;
 	}
-	if (sock->state != SS_CONNECTED) {
+	/* A non-blocking connect() may have finished since, unseen. */
+	if (sk->sk_state != TCP_ESTABLISHED) {
 		err = -ENOTCONN;
 		goto out;
 	}

@@ -34,6 +34,10 @@ static const char *field_text(const struct field *f,
 	case FIELD_U32:
 		snprintf(buf, FIELD_LEN, "%u", mnl_attr_get_u32(attr));
 		return buf;
+	case FIELD_U64:
+		snprintf(buf, FIELD_LEN, "%llu",
+			 (unsigned long long)mnl_attr_get_u64(attr));
+		return buf;
 	case FIELD_BOOL:
 		return mnl_attr_get_u8(attr) ? "true" : "false";
 	default:
@@ -57,6 +61,10 @@ static void field_json_one(struct json_writer *w, const struct field *f,
 		if (attr)
 			json_uint(w, f->json, mnl_attr_get_u32(attr));
 		break;
+	case FIELD_U64:
+		if (attr)
+			json_uint(w, f->json, mnl_attr_get_u64(attr));
+		break;
 	case FIELD_BOOL:
 		if (attr)
 			json_bool(w, f->json, mnl_attr_get_u8(attr));
@@ -68,16 +76,23 @@ static void field_json_one(struct json_writer *w, const struct field *f,
 	}
 }
 
+/* Write the fields that have a JSON key as members of the open object. */
+void field_json_members(struct json_writer *w, const struct field_set *set,
+			const struct nlattr *const *tb)
+{
+	const struct field *f;
+
+	for (f = set->fields; f < set->fields + set->n; f++)
+		if (f->json)
+			field_json_one(w, f, tb);
+}
+
 /* Write the fields that have a JSON key as an object named @key. */
 void field_json(struct json_writer *w, const char *key,
 		const struct field_set *set, const struct nlattr *const *tb)
 {
-	const struct field *f;
-
 	json_obj_open(w, key);
-	for (f = set->fields; f < set->fields + set->n; f++)
-		if (f->json)
-			field_json_one(w, f, tb);
+	field_json_members(w, set, tb);
 	json_obj_close(w);
 }
 

@@ -16,12 +16,16 @@
 #include "json.h"
 #include "nl.h"
 
-/* Room for the longest formatted value (an IPv6 address) and its NUL. */
-#define FIELD_LEN	INET6_ADDRSTRLEN
+/*
+ * Room for the longest formatted value, an IPv6 address with a port
+ * ("[address]:port"), and its NUL.
+ */
+#define FIELD_LEN	(INET6_ADDRSTRLEN + 8)
 
 enum field_type {
 	FIELD_U16,
 	FIELD_U32,
+	FIELD_U64,
 	FIELD_BOOL,	/* a u8, 0 or not */
 	FIELD_STRING,	/* a NUL-terminated string */
 	FIELD_TEXT,	/* made by ->format() */
@@ -55,6 +59,8 @@ int field_parse(const struct field_set *set, const struct nlmsghdr *nlh,
 		const struct nlattr **tb);
 void field_json(struct json_writer *w, const char *key,
 		const struct field_set *set, const struct nlattr *const *tb);
+void field_json_members(struct json_writer *w, const struct field_set *set,
+			const struct nlattr *const *tb);
 void field_pairs(FILE *out, const struct field_set *set,
 		 const struct nlattr *const *tb, const char *before,
 		 const char *after);

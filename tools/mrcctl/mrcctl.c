@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mrcctl: configure MRC planes and settings over the "mrc" netlink family.
+ * mrcctl: configure MRC planes and settings, and show connections, over the
+ * "mrc" netlink family.
  *
  * Command line parsing, dispatch to the objects, and what they share.
  *
@@ -32,8 +33,8 @@ static const char *const main_usage_lines[] = {
 };
 
 static const char main_usage_where[] =
-	"where  OBJECT := { plane | config | monitor | help }\n"
-	"       OPTIONS := { -j[son] | -p[retty] | -n[etns] NETNS }\n";
+	"where  OBJECT := { plane | config | conn | monitor | help }\n"
+	"       OPTIONS := { -j[son] | -p[retty] | -s[tats] | -n[etns] NETNS }\n";
 
 static void main_usage(FILE *out)
 {
@@ -46,6 +47,7 @@ static void full_usage(FILE *out)
 	usage_print(out, main_usage_lines, false);
 	usage_print(out, plane_usage_lines, true);
 	usage_print(out, config_usage_lines, true);
+	usage_print(out, conn_usage_lines, true);
 	usage_print(out, monitor_usage_lines, true);
 	fputs(main_usage_where, out);
 }
@@ -282,6 +284,7 @@ int mrcctl_request(struct mrcctl *ctl, struct nlmsghdr *nlh,
 enum option {
 	OPT_JSON,
 	OPT_PRETTY,
+	OPT_STATS,
 	OPT_NETNS,
 	OPT_VERSION,
 	OPT_HELP,
@@ -291,6 +294,7 @@ enum option {
 static const char *const option_names[OPT_COUNT] = {
 	[OPT_JSON]	= "json",
 	[OPT_PRETTY]	= "pretty",
+	[OPT_STATS]	= "stats",
 	[OPT_NETNS]	= "netns",
 	[OPT_VERSION]	= "Version",
 	[OPT_HELP]	= "help",
@@ -317,6 +321,9 @@ static int parse_options(struct mrcctl *ctl, int argc, char **argv, int *i)
 			ctl->json = true;
 			ctl->pretty = true;
 			break;
+		case OPT_STATS:
+			ctl->stats = true;
+			break;
 		case OPT_NETNS:
 			if (++*i == argc)
 				return usage_error(main_usage,
@@ -341,6 +348,7 @@ static int parse_options(struct mrcctl *ctl, int argc, char **argv, int *i)
 enum object {
 	OBJ_PLANE,
 	OBJ_CONFIG,
+	OBJ_CONN,
 	OBJ_MONITOR,
 	OBJ_HELP,
 	OBJ_COUNT,
@@ -349,6 +357,7 @@ enum object {
 static const char *const object_names[OBJ_COUNT] = {
 	[OBJ_PLANE]	= "plane",
 	[OBJ_CONFIG]	= "config",
+	[OBJ_CONN]	= "conn",
 	[OBJ_MONITOR]	= "monitor",
 	[OBJ_HELP]	= "help",
 };
@@ -364,6 +373,8 @@ static int run_object(struct mrcctl *ctl, int argc, char **argv)
 		return do_plane(ctl, argc - 1, argv + 1);
 	case OBJ_CONFIG:
 		return do_config(ctl, argc - 1, argv + 1);
+	case OBJ_CONN:
+		return do_conn(ctl, argc - 1, argv + 1);
 	case OBJ_MONITOR:
 		return do_monitor(ctl, argc - 1, argv + 1);
 	case OBJ_HELP:

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mrcctl: configure MRC planes and settings over the "mrc" netlink family.
+ * mrcctl: configure MRC planes and settings, and show connections, over the
+ * "mrc" netlink family.
  *
  * Copyright (C) 2026 The MRC for Linux authors
  */
@@ -30,6 +31,8 @@
 union mrc_attrs {
 	const struct nlattr *plane[MRC_PLANE_ATTR_MAX + 1];
 	const struct nlattr *config[MRC_CONFIG_ATTR_MAX + 1];
+	const struct nlattr *conn[MRC_CONN_ATTR_MAX + 1];
+	const struct nlattr *conn_plane[MRC_CONN_PLANE_ATTR_MAX + 1];
 };
 
 #define MRC_ATTR_TB_SIZE \
@@ -38,6 +41,7 @@ union mrc_attrs {
 struct mrcctl {
 	bool json;		/* -j: JSON output */
 	bool pretty;		/* -p: indented JSON */
+	bool stats;		/* -s: counters too */
 	const char *netns;	/* -n: network namespace to work in */
 	struct json_writer jw;
 	struct mrc_nl nl;	/* socket opened by mrcctl_msg() */
@@ -75,12 +79,15 @@ extern const struct field_set config_fields;
 
 extern const char *const plane_usage_lines[];
 extern const char *const config_usage_lines[];
+extern const char *const conn_usage_lines[];
 extern const char *const monitor_usage_lines[];
 
 void plane_usage(FILE *out);
 int do_plane(struct mrcctl *ctl, int argc, char **argv);
 void config_usage(FILE *out);
 int do_config(struct mrcctl *ctl, int argc, char **argv);
+void conn_usage(FILE *out);
+int do_conn(struct mrcctl *ctl, int argc, char **argv);
 void monitor_usage(FILE *out);
 int do_monitor(struct mrcctl *ctl, int argc, char **argv);
 

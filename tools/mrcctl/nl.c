@@ -80,9 +80,9 @@ int nl_parse(const struct nlmsghdr *nlh, const struct nl_policy *policy,
 	return 0;
 }
 
-static int nl_parse_nested(const struct nlattr *nest,
-			   const struct nl_policy *policy, unsigned int max,
-			   const struct nlattr **tb)
+/* The same for the attributes nested in @nest. */
+int nl_parse_nested(const struct nlattr *nest, const struct nl_policy *policy,
+		    unsigned int max, const struct nlattr **tb)
 {
 	struct nl_parse_ctx ctx = { policy, max, tb };
 

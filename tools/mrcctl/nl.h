@@ -44,5 +44,7 @@ void mrc_nl_perror(const struct mrc_nl *nl);
 
 int nl_parse(const struct nlmsghdr *nlh, const struct nl_policy *policy,
 	     unsigned int max, const struct nlattr **tb);
+int nl_parse_nested(const struct nlattr *nest, const struct nl_policy *policy,
+		    unsigned int max, const struct nlattr **tb);
 
 #endif /* MRCCTL_NL_H */

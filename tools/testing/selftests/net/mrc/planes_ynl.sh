@@ -112,7 +112,7 @@ list_ops()
 	out=$(ip netns exec "$ns" "$PYTHON" "$CLI" --spec "$SPEC" "${schema_args[@]}" \
 		--list-ops) || return 1
 	mrc_expect "operations" "$(awk '{ print $1 }' <<< "$out" | sort | tr '\n' ' ')" \
-		"config-get config-set plane-add plane-del plane-get plane-set "
+		"config-get config-set conn-get plane-add plane-del plane-get plane-set "
 }
 
 add_default()
