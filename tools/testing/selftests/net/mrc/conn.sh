@@ -13,22 +13,10 @@
 
 mrc_require_root
 
-MRCCTL=${MRCCTL:-$(cd "$MRC_DIR" && pwd -P)/../../../../mrcctl/mrcctl}
+mrc_need_mrcctl
+mrc_need_bin mrc_xfer
+mrc_need_cmd jq tcpdump
 XFER=$MRC_BIN/mrc_xfer
-if [ ! -x "$MRCCTL" ]; then
-	echo "# SKIP: mrcctl not built (make -C tools/mrcctl, or set MRCCTL)"
-	exit "$KSFT_SKIP"
-fi
-if [ ! -x "$XFER" ]; then
-	echo "# SKIP: mrc_xfer not built (or set MRC_BIN)"
-	exit "$KSFT_SKIP"
-fi
-for tool in jq tcpdump; do
-	if ! command -v "$tool" > /dev/null; then
-		echo "# SKIP: needs $tool"
-		exit "$KSFT_SKIP"
-	fi
-done
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 
 mrc_plan 30
@@ -48,81 +36,28 @@ dial=1
 
 cleanup()
 {
-	local job
-
-	for job in $(jobs -p); do
-		kill "$job" 2> /dev/null
-	done
-	wait 2> /dev/null
+	mrc_kill_jobs
 	mrc_cleanup
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-# show FILE: FILE's lines as TAP comments.
-show()
-{
-	local line
-
-	while IFS= read -r line; do
-		echo "#   $line"
-	done < "$1"
-}
-
 # Topology: hosts $A and $B, veth1..veth8 on each, pair K joining vethK of
-# both; host H (1 for A, 2 for B) has address $pre$K$mid$H on vethK:
-# 10.0.K.1 and 10.0.K.2, or fd00:K::1 and fd00:K::2.  Plane K of each host
-# is vethK with id K; planes are added as the cases need them.
+# both, with mrc_addr's addresses.  Plane K of each host is vethK with id
+# K; planes are added as the cases need them.
 setup_family()
 {
-	local k len a=() b=()
-
 	fam=$1
 	A=mrcc-$suffix-a$fam
 	B=mrcc-$suffix-b$fam
-	if [ "$fam" = 4 ]; then
-		name=IPv4 pre=10.0. mid=. len=24 opt=
-	else
-		name=IPv6 pre=fd00: mid=:: len=64 opt=nodad
-	fi
-	mrc_ns_add "$A" "$B" || return 1
-	for k in 1 2 3 4 5 6 7 8; do
-		a+=("link add veth$k type veth peer name veth$k netns $B"
-		    "link set veth$k up"
-		    "addr add $pre$k${mid}1/$len dev veth$k $opt")
-		b+=("link set veth$k up"
-		    "addr add $pre$k${mid}2/$len dev veth$k $opt")
-	done
-	printf '%s\n' "${a[@]}" | ip -n "$A" -batch - &&
-		printf '%s\n' "${b[@]}" | ip -n "$B" -batch -
-}
-
-# planes_up NS COUNT: NS has COUNT planes, all up.
-planes_up()
-{
-	local out id state n=0
-
-	out=$("$MRCCTL" -n "$1" plane show) || return 1
-	while read -r id _ _ state _; do
-		[ "$id" = ID ] && continue
-		[ "$state" = up ] || return 1
-		n=$((n + 1))
-	done <<< "$out"
-	[ "$n" = "$2" ]
+	name=IPv$fam
+	mrc_ns_add "$A" "$B" && mrc_link_hosts "$A" "$B" "$fam" 1 8
 }
 
 # add_planes FIRST LAST: planes FIRST to LAST on both hosts, all up.
 add_planes()
 {
-	local k
-
-	for k in $(seq "$1" "$2"); do
-		"$MRCCTL" -n "$A" plane add dev "veth$k" id "$k" addr "$pre$k${mid}1" &&
-			"$MRCCTL" -n "$B" plane add dev "veth$k" id "$k" addr "$pre$k${mid}2" ||
-			return 1
-	done
-	mrc_wait_for 10 planes_up "$A" "$2" && mrc_wait_for 10 planes_up "$B" "$2" ||
-		mrc_fail "planes not up: $("$MRCCTL" -n "$A" plane show; "$MRCCTL" -n "$B" plane show)"
+	mrc_add_planes "$A" "$B" "$fam" "$1" "$2"
 }
 
 # said_ready FILE: the server said ready.
@@ -159,7 +94,7 @@ server_start()
 		kill "$srv" 2> /dev/null
 		wait "$srv"
 		mrc_fail "server did not start:"
-		show "$out.err"
+		mrc_show "$out.err"
 		return 1
 	fi
 }
@@ -173,7 +108,7 @@ server_end()
 	rc=$?
 	[ "$rc" = 0 ] && return 0
 	mrc_fail "server exited $rc:"
-	show "$tmp/$1.err"
+	mrc_show "$tmp/$1.err"
 	return 1
 }
 
@@ -207,7 +142,7 @@ same()
 		if [ "${count[$key]:-0}" = 0 ]; then
 			mrc_fail "server conn $n: $bytes bytes, $msgs messages, sha256 $hash: no client sent that; clients:"
 			for file in "$@"; do
-				show "$file"
+				mrc_show "$file"
 			done
 			return 1
 		fi
@@ -235,7 +170,9 @@ bytes()
 transfer()
 {
 	local type=$1 size=$2 msgs=$3 n=$conns rc
-	local peer=$pre$dial${mid}2
+	local peer
+
+	peer=$(mrc_addr "$fam" "$dial" 2)
 
 	# shellcheck disable=SC2086 # $sx and $cx are lists of arguments
 	server_start s -t "$type" -n "$n" $sx || return 1
@@ -245,7 +182,7 @@ transfer()
 	rc=$?
 	if [ "$rc" != 0 ]; then
 		mrc_fail "client to $peer port $port exited $rc:"
-		show "$tmp/c.err"
+		mrc_show "$tmp/c.err"
 		kill "$srv" 2> /dev/null
 	fi
 	server_end s || return 1
@@ -296,7 +233,7 @@ planes_4()
 	rm -f "$tmp/cap.pcap" "$tmp/cap.err"
 	ip netns exec "$B" tcpdump -i veth1 -nn -U -Z root -s 96 --immediate-mode \
 		-c "$CAPTURE" -w "$tmp/cap.pcap" \
-		"udp dst port 4793 and src host ${pre}1${mid}1" 2> "$tmp/cap.err" &
+		"udp dst port 4793 and src host $(mrc_addr "$fam" 1 1)" 2> "$tmp/cap.err" &
 	cap=$!
 	mrc_wait_for 20 capturing || mrc_fail "tcpdump: $(< "$tmp/cap.err")" || rc=1
 	mapfile -t tx_before < <(tx_packets)
@@ -341,7 +278,7 @@ spray_ports()
 	mrc_info "plane 1: $n packets from ${#ports[@]} UDP source ports"
 	if [ "$n" != "$CAPTURE" ]; then
 		mrc_fail "$n packets captured, not $CAPTURE:"
-		show "$tmp/cap.err"
+		mrc_show "$tmp/cap.err"
 		return 1
 	fi
 	[ "${#ports[@]}" -ge "$EVS" ] ||
@@ -401,7 +338,7 @@ three_clients()
 
 	server_start s -n 3 || return 1
 	for k in 1 2 3; do
-		ip netns exec "$A" "$XFER" -c "$pre$k${mid}2" -p "$port" -s 1M \
+		ip netns exec "$A" "$XFER" -c "$(mrc_addr "$fam" "$k" 2)" -p "$port" -s 1M \
 			-S "$k" > "$tmp/c$k.out" 2> "$tmp/c$k.err" &
 		pids+=($!)
 	done
@@ -409,7 +346,7 @@ three_clients()
 		wait "${pids[k - 1]}" && continue
 		rc=1
 		mrc_fail "client $k:"
-		show "$tmp/c$k.err"
+		mrc_show "$tmp/c$k.err"
 	done
 	[ "$rc" = 0 ] || kill "$srv" 2> /dev/null
 	server_end s && [ "$rc" = 0 ] &&

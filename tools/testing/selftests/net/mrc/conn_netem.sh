@@ -11,20 +11,10 @@
 
 mrc_require_root
 
-MRCCTL=${MRCCTL:-$(cd "$MRC_DIR" && pwd -P)/../../../../mrcctl/mrcctl}
+mrc_need_mrcctl
+mrc_need_bin mrc_xfer
+mrc_need_cmd tc
 XFER=$MRC_BIN/mrc_xfer
-if [ ! -x "$MRCCTL" ]; then
-	echo "# SKIP: mrcctl not built (make -C tools/mrcctl, or set MRCCTL)"
-	exit "$KSFT_SKIP"
-fi
-if [ ! -x "$XFER" ]; then
-	echo "# SKIP: mrc_xfer not built (or set MRC_BIN)"
-	exit "$KSFT_SKIP"
-fi
-if ! command -v tc > /dev/null; then
-	echo "# SKIP: needs tc"
-	exit "$KSFT_SKIP"
-fi
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 if ! modprobe sch_netem 2> /dev/null && [ ! -d /sys/module/sch_netem ]; then
 	echo "# SKIP: no netem (CONFIG_NET_SCH_NETEM)"
@@ -44,70 +34,22 @@ port=6000
 
 cleanup()
 {
-	local job
-
-	for job in $(jobs -p); do
-		kill "$job" 2> /dev/null
-	done
-	wait 2> /dev/null
+	mrc_kill_jobs
 	mrc_cleanup
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-show()
-{
-	local line
-
-	while IFS= read -r line; do
-		echo "#   $line"
-	done < "$1"
-}
-
 # Hosts $A and $B joined by veth1..veth4, pair K with 10.0.K.1 and
 # 10.0.K.2 or fd00:K::1 and fd00:K::2, plane K of each host on vethK.
 setup_family()
 {
-	local k len a=() b=()
-
 	fam=$1
 	A=mrcn-$suffix-a$fam
 	B=mrcn-$suffix-b$fam
-	if [ "$fam" = 4 ]; then
-		name=IPv4 pre=10.0. mid=. len=24 opt=
-	else
-		name=IPv6 pre=fd00: mid=:: len=64 opt=nodad
-	fi
-	mrc_ns_add "$A" "$B" || return 1
-	for k in 1 2 3 4; do
-		a+=("link add veth$k type veth peer name veth$k netns $B"
-		    "link set veth$k up"
-		    "addr add $pre$k${mid}1/$len dev veth$k $opt")
-		b+=("link set veth$k up"
-		    "addr add $pre$k${mid}2/$len dev veth$k $opt")
-	done
-	printf '%s\n' "${a[@]}" | ip -n "$A" -batch - &&
-		printf '%s\n' "${b[@]}" | ip -n "$B" -batch - || return 1
-	for k in 1 2 3 4; do
-		"$MRCCTL" -n "$A" plane add dev "veth$k" id "$k" addr "$pre$k${mid}1" &&
-			"$MRCCTL" -n "$B" plane add dev "veth$k" id "$k" addr "$pre$k${mid}2" ||
-			return 1
-	done
-	mrc_wait_for 10 planes_up "$A" && mrc_wait_for 10 planes_up "$B"
-}
-
-# planes_up NS: NS has four planes, all up.
-planes_up()
-{
-	local out id state n=0
-
-	out=$("$MRCCTL" -n "$1" plane show) || return 1
-	while read -r id _ _ state _; do
-		[ "$id" = ID ] && continue
-		[ "$state" = up ] || return 1
-		n=$((n + 1))
-	done <<< "$out"
-	[ "$n" = 4 ]
+	name=IPv$fam
+	mrc_ns_add "$A" "$B" && mrc_link_hosts "$A" "$B" "$fam" 1 4 &&
+		mrc_add_planes "$A" "$B" "$fam" 1 4
 }
 
 # netem PLANES [NETEM-ARG...]: netem with these arguments on both ends of
@@ -166,7 +108,9 @@ conn_line()
 # checks.  Both ends must agree on bytes, messages and SHA-256.
 transfer()
 {
-	local type=$1 peer=${pre}1${mid}2 srv rc src check=() c s
+	local type=$1 peer srv rc src check=() c s
+
+	peer=$(mrc_addr "$fam" 1 2)
 
 	[ "$type" = seqpacket ] && check=(-r "$MSGS" -s "$SIZE")
 	port=$((port + 1))
@@ -179,7 +123,7 @@ transfer()
 		kill "$srv" 2> /dev/null
 		wait "$srv"
 		mrc_fail "server did not start:"
-		show "$tmp/s.err"
+		mrc_show "$tmp/s.err"
 		return 1
 	fi
 	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -t "$type" -s "$SIZE" \
@@ -190,8 +134,8 @@ transfer()
 	src=$?
 	if [ "$rc" != 0 ] || [ "$src" != 0 ]; then
 		mrc_fail "client exited $rc, server $src:"
-		show "$tmp/c.err"
-		show "$tmp/s.err"
+		mrc_show "$tmp/c.err"
+		mrc_show "$tmp/s.err"
 		return 1
 	fi
 	c=$(conn_line "$tmp/c.out" "$type")

@@ -15,24 +15,10 @@
 
 mrc_require_root
 
-MRCCTL=${MRCCTL:-$(cd "$MRC_DIR" && pwd -P)/../../../../mrcctl/mrcctl}
-if [ ! -x "$MRCCTL" ]; then
-	# Copied into the build directory: the tool is in the source tree.
-	MRCCTL=$MRC_DIR/../../tools/mrcctl/mrcctl
-fi
+mrc_need_mrcctl
+mrc_need_bin mrc_conn_hold
+mrc_need_cmd jq
 HOLD=$MRC_BIN/mrc_conn_hold
-if [ ! -x "$MRCCTL" ]; then
-	echo "# SKIP: mrcctl not built (make -C tools/mrcctl, or set MRCCTL)"
-	exit "$KSFT_SKIP"
-fi
-if [ ! -x "$HOLD" ]; then
-	echo "# SKIP: mrc_conn_hold not built (or set MRC_BIN)"
-	exit "$KSFT_SKIP"
-fi
-if ! command -v jq > /dev/null; then
-	echo "# SKIP: needs jq"
-	exit "$KSFT_SKIP"
-fi
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 
 mrc_plan 17
@@ -62,16 +48,6 @@ cleanup()
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-# show FILE: FILE's lines as TAP comments.
-show()
-{
-	local line
-
-	while IFS= read -r line; do
-		echo "#   $line"
-	done < "$1"
-}
 
 ctl()
 {
@@ -163,8 +139,8 @@ wait_said()
 	mrc_wait_for 120 said_or_gone "$1" "$2" "$3"
 	said "$tmp/$1.out" "$3" && return 0
 	mrc_fail "$1 did not say $3:"
-	show "$tmp/$1.out"
-	show "$tmp/$1.err"
+	mrc_show "$tmp/$1.out"
+	mrc_show "$tmp/$1.err"
 	return 1
 }
 

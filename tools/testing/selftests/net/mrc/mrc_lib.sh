@@ -134,4 +134,125 @@ mrc_wait_for()
 	done
 }
 
+# mrc_show FILE: FILE's lines as TAP comments.
+mrc_show()
+{
+	local line
+
+	while IFS= read -r line; do
+		echo "#   $line"
+	done < "$1"
+}
+
+# mrc_kill_jobs: stop the script's background jobs.
+mrc_kill_jobs()
+{
+	local job
+
+	for job in $(jobs -p); do
+		kill "$job" 2> /dev/null
+	done
+	wait 2> /dev/null
+}
+
+# mrc_need_mrcctl: set MRCCTL (from the source tree, whether the scripts run
+# there or from a build directory), or skip.
+mrc_need_mrcctl()
+{
+	MRCCTL=${MRCCTL:-$(cd "$MRC_DIR" && pwd -P)/../../../../mrcctl/mrcctl}
+	[ -x "$MRCCTL" ] || MRCCTL=$MRC_DIR/../../tools/mrcctl/mrcctl
+	if [ ! -x "$MRCCTL" ]; then
+		echo "# SKIP: mrcctl not built (make -C tools/mrcctl, or set MRCCTL)"
+		exit "$KSFT_SKIP"
+	fi
+}
+
+# mrc_need_bin NAME...: the built helpers NAME, in $MRC_BIN, or skip.
+mrc_need_bin()
+{
+	local bin
+
+	for bin in "$@"; do
+		if [ ! -x "$MRC_BIN/$bin" ]; then
+			echo "# SKIP: $bin not built (or set MRC_BIN)"
+			exit "$KSFT_SKIP"
+		fi
+	done
+}
+
+# mrc_need_cmd COMMAND...: the commands, or skip.
+mrc_need_cmd()
+{
+	local cmd
+
+	for cmd in "$@"; do
+		if ! command -v "$cmd" > /dev/null; then
+			echo "# SKIP: needs $cmd"
+			exit "$KSFT_SKIP"
+		fi
+	done
+}
+
+# mrc_addr FAMILY K H: the address of host H (1 or 2) on pair K:
+# 10.0.K.H or fd00:K::H.
+mrc_addr()
+{
+	if [ "$1" = 4 ]; then
+		echo "10.0.$2.$3"
+	else
+		echo "fd00:$2::$3"
+	fi
+}
+
+# mrc_link_hosts A B FAMILY FIRST LAST: veth pairs FIRST to LAST, vethK in
+# A joined to vethK in B, up, with mrc_addr FAMILY K 1 and 2.
+mrc_link_hosts()
+{
+	local a=() b=() k len=24 opt=
+
+	[ "$3" = 4 ] || len=64 opt=nodad
+	for k in $(seq "$4" "$5"); do
+		a+=("link add veth$k type veth peer name veth$k netns $2"
+		    "link set veth$k up"
+		    "addr add $(mrc_addr "$3" "$k" 1)/$len dev veth$k $opt")
+		b+=("link set veth$k up"
+		    "addr add $(mrc_addr "$3" "$k" 2)/$len dev veth$k $opt")
+	done
+	printf '%s
+' "${a[@]}" | ip -n "$1" -batch - &&
+		printf '%s
+' "${b[@]}" | ip -n "$2" -batch -
+}
+
+# mrc_planes_up NS COUNT: NS has COUNT planes, all up.
+mrc_planes_up()
+{
+	local out id state n=0
+
+	out=$("$MRCCTL" -n "$1" plane show) || return 1
+	while read -r id _ _ state _; do
+		[ "$id" = ID ] && continue
+		[ "$state" = up ] || return 1
+		n=$((n + 1))
+	done <<< "$out"
+	[ "$n" = "$2" ]
+}
+
+# mrc_add_planes A B FAMILY FIRST LAST: planes FIRST to LAST of hosts linked
+# by mrc_link_hosts, plane K on vethK; waits until all are up.
+mrc_add_planes()
+{
+	local k
+
+	for k in $(seq "$4" "$5"); do
+		"$MRCCTL" -n "$1" plane add dev "veth$k" id "$k" \
+			addr "$(mrc_addr "$3" "$k" 1)" &&
+			"$MRCCTL" -n "$2" plane add dev "veth$k" id "$k" \
+				addr "$(mrc_addr "$3" "$k" 2)" || return 1
+	done
+	mrc_wait_for 10 mrc_planes_up "$1" "$5" &&
+		mrc_wait_for 10 mrc_planes_up "$2" "$5" ||
+		mrc_fail "planes not up: $("$MRCCTL" -n "$1" plane show; "$MRCCTL" -n "$2" plane show)"
+}
+
 trap mrc_cleanup EXIT
