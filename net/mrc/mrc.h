@@ -465,6 +465,7 @@ u32 mrc_plane_evs(const struct mrc_plane *plane);
 
 /* socket.c */
 u32 mrc_pkt_truesize(const struct mrc_sock *msk);
+int mrc_sndbuf_free(const struct mrc_sock *msk);
 struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 				       const struct mrc_hdr *hdr,
 				       const struct mrc_syn *syn,
@@ -549,6 +550,13 @@ void mrc_timer_init(struct mrc_sock *msk);
 void mrc_timer_update(struct mrc_sock *msk);
 void mrc_rto_arm(struct mrc_sock *msk);
 void mrc_ack_arm(struct mrc_sock *msk);
+
+/* data.c */
+void mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts);
+int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
+int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
+		int flags);
+bool mrc_rcv_window_full(struct mrc_sock *msk);
 
 /* netlink.c */
 int mrc_netlink_init(void);

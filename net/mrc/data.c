@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MRC: sendmsg() and recvmsg().  Data is cut into packets when it is sent
+ * and charged to the send buffer until the peer acknowledges it; received
+ * packets wait in the receive queue, in order, charged to the receive
+ * buffer.  Both calls hold the socket lock and take msk->lock for short
+ * sections; they sleep without it.
+ *
+ * Copyright (C) 2026 The MRC for Linux authors
+ */
+
+#include <linux/sched/signal.h>
+#include <net/sock.h>
+
+#include "mrc.h"
+#include "protocol.h"
+
+/* Cut @len bytes of @msg into DATA packets of at most one MSS. */
+static int mrc_cut(struct mrc_sock *msk, struct msghdr *msg, size_t len,
+		   bool message, struct sk_buff_head *pkts)
+{
+	struct sock *sk = &msk->sk;
+	size_t done = 0;
+
+	do {
+		size_t n = min_t(size_t, len - done, msk->mss);
+		struct mrc_skb_cb *cb;
+		struct sk_buff *skb;
+
+		skb = mrc_alloc_skb(n, sk->sk_allocation);
+		if (!skb)
+			goto err;
+		if (!copy_from_iter_full(skb_put(skb, n), n, &msg->msg_iter)) {
+			kfree_skb(skb);
+			__skb_queue_purge(pkts);
+			return -EFAULT;
+		}
+		cb = MRC_SKB_CB(skb);
+		memset(cb, 0, sizeof(*cb));
+		cb->len = n;
+		if (message) {
+			cb->msg_id = msk->snd_msg_id;
+			cb->offset = done;
+			if (done + n == len)
+				cb->flags = MRC_F_LAST;
+		} else {
+			cb->offset = msk->snd_offset + done;
+		}
+		__skb_queue_tail(pkts, skb);
+		done += n;
+	} while (done < len);
+	return 0;
+err:
+	__skb_queue_purge(pkts);
+	return -ENOBUFS;
+}
+
+void mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts)
+{
+	struct sk_buff_head queue;
+
+	__skb_queue_head_init(&queue);
+	spin_lock_bh(&msk->lock);
+	mrc_output_queue(msk, pkts);
+	mrc_output_push(msk, &queue);
+	mrc_timer_update(msk);
+	spin_unlock_bh(&msk->lock);
+	mrc_xmit(sock_net(&msk->sk), &queue);
+}
+
+/* Wait until @bytes fit in the send buffer, or an error. */
+static int mrc_wait_sndbuf(struct mrc_sock *msk, int bytes, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &msk->sk;
+	int err = 0;
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	for (;;) {
+		if (sk->sk_err) {
+			err = sock_error(sk);
+			break;
+		}
+		if (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN ||
+		    READ_ONCE(sk->sk_state) != TCP_ESTABLISHED) {
+			err = -EPIPE;
+			break;
+		}
+		if (mrc_sndbuf_free(msk) >= bytes)
+			break;
+		if (!*timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(*timeo);
+			break;
+		}
+		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		sk_wait_event(sk, timeo, mrc_sndbuf_free(msk) >= bytes ||
+			      READ_ONCE(sk->sk_err) ||
+			      READ_ONCE(sk->sk_state) != TCP_ESTABLISHED, &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return err;
+}
+
+static int mrc_send_check(struct socket *sock, struct sock *sk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+	if (READ_ONCE(sk->sk_state) == TCP_SYN_SENT) {
+		add_wait_queue(sk_sleep(sk), &wait);
+		while (READ_ONCE(sk->sk_state) == TCP_SYN_SENT && *timeo &&
+		       !signal_pending(current))
+			sk_wait_event(sk, timeo,
+				      READ_ONCE(sk->sk_state) != TCP_SYN_SENT,
+				      &wait);
+		remove_wait_queue(sk_sleep(sk), &wait);
+		if (READ_ONCE(sk->sk_state) == TCP_SYN_SENT)
+			return signal_pending(current) ?
+			       sock_intr_errno(*timeo) : -EAGAIN;
+	}
+	if (sk->sk_err)
+		return sock_error(sk);
+	if (sk->sk_shutdown & SEND_SHUTDOWN)
+		return -EPIPE;
+	if (sk->sk_state != TCP_ESTABLISHED)
+		return mrc_sk(sk)->lcid ? -EPIPE : -ENOTCONN;
+	return 0;
+}
+
+static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
+			      size_t len)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *msk = mrc_sk(sk);
+	bool message = sk->sk_type == SOCK_SEQPACKET;
+	long timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	struct sk_buff_head pkts;
+	size_t sent = 0;
+	int err;
+
+	err = mrc_send_check(sock, sk, &timeo);
+	if (err)
+		return err;
+
+	__skb_queue_head_init(&pkts);
+	if (message) {
+		u64 cost = (u64)max_t(size_t, DIV_ROUND_UP(len, msk->mss), 1) *
+			   mrc_pkt_truesize(msk);
+
+		if (cost > READ_ONCE(sk->sk_sndbuf))
+			return -EMSGSIZE;
+		err = mrc_wait_sndbuf(msk, cost, &timeo);
+		if (err)
+			return err;
+		err = mrc_cut(msk, msg, len, true, &pkts);
+		if (err)
+			return err;
+		msk->snd_msg_id++;
+		mrc_send_pkts(msk, &pkts);
+		return len;
+	}
+
+	while (sent < len) {
+		int room, n;
+
+		err = mrc_wait_sndbuf(msk, mrc_pkt_truesize(msk), &timeo);
+		if (err)
+			break;
+		room = mrc_sndbuf_free(msk) / mrc_pkt_truesize(msk);
+		n = min_t(size_t, len - sent,
+			  (size_t)min(room, 64) * msk->mss);
+		err = mrc_cut(msk, msg, n, false, &pkts);
+		if (err)
+			break;
+		msk->snd_offset += n;
+		sent += n;
+		mrc_send_pkts(msk, &pkts);
+	}
+	return sent ?: err;
+}
+
+int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	struct sock *sk = sock->sk;
+	int ret;
+
+	if (msg->msg_flags & MSG_OOB)
+		return -EOPNOTSUPP;
+	lock_sock(sk);
+	ret = mrc_sendmsg_locked(sock, msg, len);
+	release_sock(sk);
+	if (ret == -EPIPE && !(msg->msg_flags & MSG_NOSIGNAL))
+		send_sig(SIGPIPE, current, 0);
+	return ret;
+}
+
+/* Tell the peer when reading made room; called after reading. */
+static void mrc_recv_done(struct mrc_sock *msk)
+{
+	struct sk_buff_head queue;
+
+	__skb_queue_head_init(&queue);
+	spin_lock_bh(&msk->lock);
+	if (!msk->dead && msk->rcv_ring && mrc_rcv_window_grew(msk))
+		mrc_output_ack(msk, MRC_PKT_ACK, 0, &queue);
+	spin_unlock_bh(&msk->lock);
+	mrc_xmit(sock_net(&msk->sk), &queue);
+}
+
+static struct sk_buff *mrc_rcv_next(struct mrc_sock *msk, struct sk_buff *skb)
+{
+	struct sk_buff_head *q = &msk->sk.sk_receive_queue;
+	struct sk_buff *next;
+
+	spin_lock_bh(&msk->lock);
+	next = skb ? skb_peek_next(skb, q) : skb_peek(q);
+	spin_unlock_bh(&msk->lock);
+	return next;
+}
+
+/* The reader is done with @n more bytes of the head packet. */
+static void mrc_rcv_consume(struct mrc_sock *msk, struct sk_buff *skb,
+			    unsigned int n)
+{
+	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
+	bool done;
+
+	spin_lock_bh(&msk->lock);
+	cb->consumed += n;
+	done = cb->consumed >= skb->len;
+	if (done) {
+		__skb_unlink(skb, &msk->sk.sk_receive_queue);
+		if (cb->flags & MRC_F_LAST)
+			WRITE_ONCE(msk->rcv_msgs, msk->rcv_msgs - 1);
+	}
+	spin_unlock_bh(&msk->lock);
+	if (done)
+		kfree_skb(skb);
+}
+
+/* Sleep until the receive queue changes; 0 or an error to return. */
+static int mrc_rcv_wait(struct sock *sk, long *timeo, struct sk_buff *last)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+	if (!*timeo)
+		return -EAGAIN;
+	if (signal_pending(current))
+		return sock_intr_errno(*timeo);
+	add_wait_queue(sk_sleep(sk), &wait);
+	sk_wait_event(sk, timeo,
+		      skb_peek_tail(&sk->sk_receive_queue) != last ||
+		      READ_ONCE(sk->sk_err) ||
+		      READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN, &wait);
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return 0;
+}
+
+static int mrc_recv_stream(struct mrc_sock *msk, struct msghdr *msg,
+			   size_t len, int flags, long timeo)
+{
+	struct sock *sk = &msk->sk;
+	int target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
+	bool peek = flags & MSG_PEEK;
+	struct sk_buff *skb = NULL;
+	size_t copied = 0;
+	int err = 0;
+
+	while (copied < len) {
+		struct sk_buff *next = mrc_rcv_next(msk, peek ? skb : NULL);
+		unsigned int start, n;
+
+		if (!next) {
+			if (copied >= target)
+				break;
+			if (sk->sk_err) {
+				err = sock_error(sk);
+				break;
+			}
+			if (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)
+				break;
+			err = mrc_rcv_wait(sk, &timeo,
+					   peek ? skb : NULL);
+			if (err)
+				break;
+			continue;
+		}
+		skb = next;
+		start = MRC_SKB_CB(skb)->consumed;
+		n = min_t(size_t, skb->len - start, len - copied);
+		if (skb_copy_datagram_msg(skb, start, msg, n)) {
+			err = -EFAULT;
+			break;
+		}
+		copied += n;
+		if (!peek)
+			mrc_rcv_consume(msk, skb, n);
+	}
+	return copied ?: err;
+}
+
+/*
+ * Whether the data in order fills the receive buffer: the rest of the
+ * message at its head cannot come in until the reader takes a part.
+ */
+bool mrc_rcv_window_full(struct mrc_sock *msk)
+{
+	int in_order = atomic_read(&msk->sk.sk_rmem_alloc) -
+		       READ_ONCE(msk->rcv_ofo_mem);
+
+	return in_order + (int)mrc_pkt_truesize(msk) >
+	       READ_ONCE(msk->sk.sk_rcvbuf);
+}
+
+/*
+ * One message per call.  A blocking reader takes a message as it arrives;
+ * a non-blocking one waits until it is whole, or until it fills the
+ * receive buffer and must be delivered in parts (without MSG_EOR).
+ */
+static int mrc_recv_message(struct mrc_sock *msk, struct msghdr *msg,
+			    size_t len, int flags, long timeo)
+{
+	struct sock *sk = &msk->sk;
+	bool peek = flags & MSG_PEEK;
+	struct sk_buff *skb = NULL, *next;
+	size_t copied = 0, msglen = 0;
+	bool eor = false;
+	int err = 0;
+
+	for (;;) {
+		next = mrc_rcv_next(msk, peek ? skb : NULL);
+		if (next && !skb && timeo == 0 && !READ_ONCE(msk->rcv_msgs) &&
+		    !msk->rcv_in_msg && !mrc_rcv_window_full(msk))
+			next = NULL;	/* not whole yet */
+		if (!next) {
+			if (skb && (peek || !timeo))
+				break;	/* a part is all there is */
+			if (sk->sk_err && !msglen) {
+				err = sock_error(sk);
+				break;
+			}
+			if (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)
+				break;
+			next = skb_peek_tail(&sk->sk_receive_queue);
+			err = mrc_rcv_wait(sk, &timeo, next);
+			if (err)
+				break;
+			continue;
+		}
+		skb = next;
+		if (copied < len) {
+			unsigned int n = min_t(size_t, skb->len, len - copied);
+
+			if (skb_copy_datagram_msg(skb, 0, msg, n)) {
+				err = -EFAULT;
+				break;
+			}
+			copied += n;
+		}
+		msglen += skb->len;
+		eor = MRC_SKB_CB(skb)->flags & MRC_F_LAST;
+		if (!peek)
+			mrc_rcv_consume(msk, skb, skb->len);
+		if (eor)
+			break;
+	}
+	if (!peek && (copied || msglen || eor))
+		msk->rcv_in_msg = !eor;
+	if (err && !msglen)
+		return err;
+	if (eor)
+		msg->msg_flags |= MSG_EOR;
+	if (msglen > copied)
+		msg->msg_flags |= MSG_TRUNC;
+	return flags & MSG_TRUNC ? msglen : copied;
+}
+
+int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
+		int flags)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *msk = mrc_sk(sk);
+	long timeo;
+	int ret;
+
+	if (flags & (MSG_OOB | MSG_ERRQUEUE))
+		return -EOPNOTSUPP;
+	lock_sock(sk);
+	if (sk->sk_state == TCP_LISTEN ||
+	    (sk->sk_state != TCP_ESTABLISHED &&
+	     skb_queue_empty(&sk->sk_receive_queue) && !msk->lcid)) {
+		ret = -ENOTCONN;
+		goto out;
+	}
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	if (sk->sk_type == SOCK_SEQPACKET)
+		ret = mrc_recv_message(msk, msg, len, flags, timeo);
+	else
+		ret = mrc_recv_stream(msk, msg, len, flags, timeo);
+	if (ret > 0 && !(flags & MSG_PEEK))
+		mrc_recv_done(msk);
+out:
+	release_sock(sk);
+	return ret;
+}
