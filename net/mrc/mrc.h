@@ -239,6 +239,7 @@ struct mrc_ev {
  * @hashed: whether the connection is in the tables (holds a reference)
  * @dead: the connection is over; timers no longer run
  * @closed: the user closed the socket; the connection may live on
+ * @listed: in /proc/net/mrc and counted in /proc/net/protocols
  * @rst_pending: input found the connection must be reset
  * @time_wait: both FINs are through; the end is near
  * @lcid: our connection id
@@ -310,6 +311,7 @@ struct mrc_sock {
 	bool			hashed;
 	bool			dead;
 	bool			closed;
+	bool			listed;
 	bool			rst_pending;
 	bool			time_wait;
 	u32			lcid;

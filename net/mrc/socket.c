@@ -183,14 +183,27 @@ out:
 	return err;
 }
 
+/*
+ * A socket is listed in /proc/net/mrc and counted in /proc/net/protocols
+ * from its creation until the user closes it, or until its listener drops
+ * it before accept(); the connection may live on, unlisted.
+ */
+static void mrc_sock_unlist(struct mrc_sock *msk)
+{
+	if (!msk->listed)
+		return;
+	msk->listed = false;
+	mrc_pernet_unlink_sock(msk);
+	sock_prot_inuse_add(sock_net(&msk->sk), msk->sk.sk_prot, -1);
+}
+
 static void mrc_sock_destruct(struct sock *sk)
 {
 	struct mrc_sock *msk = mrc_sk(sk);
 
 	__skb_queue_purge(&sk->sk_receive_queue);
 	mrc_conn_free_rings(msk);
-	mrc_pernet_unlink_sock(msk);
-	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
+	mrc_sock_unlist(msk);
 }
 
 /* Bytes a DATA packet costs in a buffer, as alloc_skb() sizes it. */
@@ -254,6 +267,7 @@ static void mrc_sock_init(struct sock *sk, int type)
 	mrc_conn_init(msk);
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, 1);
 	mrc_pernet_link_sock(msk);
+	msk->listed = true;
 }
 
 /* The plane a destination is reached on, or -ENETUNREACH. */
@@ -721,6 +735,7 @@ static void mrc_listen_stop(struct mrc_sock *lmsk)
 	spin_unlock_bh(&lmsk->lock);
 	while ((msk = mrc_accept_dequeue(lmsk))) {
 		mrc_abort(msk, 0);
+		mrc_sock_unlist(msk);
 		sock_put(&msk->sk);	/* the accept queue's */
 	}
 	lmsk->sk.sk_state_change(&lmsk->sk);
@@ -766,6 +781,7 @@ static int mrc_release(struct socket *sock)
 		}
 	}
 	mrc_port_unbind(msk);
+	mrc_sock_unlist(msk);
 
 	spin_lock_bh(&msk->lock);
 	sock_orphan(sk);
