@@ -9,6 +9,9 @@
 #   make lint            checkpatch --strict, generated code freshness, and
 #                        W=1 builds with sparse for every kernel
 #   make demo            boot a VM and show MRC at work
+#   make bench           boot a VM and benchmark MRC, TCP and MPTCP
+#                        (QUICK=1: a smoke run of a few minutes), results
+#                        in build/bench/
 #   make clean
 
 TOP := $(CURDIR)
@@ -34,12 +37,15 @@ SELFTEST_VARS = KSFT_DIR=$(KSFT) OUTPUT=$(BUILD)/selftests \
 	KHDR_INCLUDES="-isystem $(TOP)/include/uapi"
 
 .PHONY: all modules selftests mrcctl deps check lint checkpatch netlink-check \
-	demo clean
+	demo clean mrcperf bench
 
-all: modules mrcctl selftests
+all: modules mrcctl mrcperf selftests
 
 mrcctl:
 	$(MAKE) -C tools/mrcctl
+
+mrcperf:
+	$(MAKE) -C tools/mrcperf
 
 # Each kernel gets its own build tree mirroring the sources with symlinks,
 # so that objects for different kernels never mix.
@@ -96,6 +102,10 @@ check: all
 demo: all
 	@tools/testing/vm/run -q -k 6.12 -- tools/testing/demo.sh
 
+bench: all
+	@QUICK=$(QUICK) tools/testing/bench/run
+
 clean:
 	rm -rf $(BUILD)
 	$(MAKE) -C tools/mrcctl clean
+	$(MAKE) -C tools/mrcperf clean

@@ -1,0 +1,451 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The MRC for Linux benchmarks, run inside a test VM (tools/testing/bench/run
+# boots it): MRC, TCP and MPTCP, one after the other on the same topology
+# built afresh for each, between two hosts (network namespaces) joined by
+# veth planes.  One JSON record per scenario and transport goes to
+# OUT/results.jsonl; tools/testing/bench/report turns them into a table
+# and plots.
+#
+#   bench.sh [-q] [-e] [-o OUT] [-r MBIT] [-d SECONDS] [-N CONNS] [-T mrc,tcp,mptcp] [SCENARIO...]
+#
+#   -q   quick mode: short runs of a few scenarios (a smoke test for CI)
+#   -o   output directory (default /tmp/bench)
+#   -e   at the end, print the output directory as a base64 tarball between
+#        BENCH-TAR-BEGIN and BENCH-TAR-END lines (the guest's root is
+#        read-only: this is how the results reach the host)
+#   -r   rate of each rate-limited link in Mbit/s (default 10)
+#   -d   length of each bulk run in seconds (default 10; 4 with -q)
+#   -N   idle connected pairs in the conns scenario (default 2000; 100 with -q)
+#   -T   transports (default mrc,tcp,mptcp)
+#
+# Scenarios: planes1 planes2 planes4 planes8 fabric blackhole linkdown
+# rtt1 rtt5 unlimited pingpong conns (default: all; with -q: blackhole
+# pingpong).
+
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+PERF=${MRCPERF:-$top/tools/mrcperf/mrcperf}
+MRCCTL=${MRCCTL:-$top/tools/mrcctl/mrcctl}
+
+quick=0
+out=/tmp/bench
+emit=0
+rate=10
+dur=
+transports=mrc,tcp,mptcp
+nconns=
+while getopts "qeo:r:d:N:T:h" opt; do
+	case $opt in
+	q) quick=1 ;;
+	o) out=$OPTARG ;;
+	e) emit=1 ;;
+	r) rate=$OPTARG ;;
+	d) dur=$OPTARG ;;
+	N) nconns=$OPTARG ;;
+	T) transports=$OPTARG ;;
+	*) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+if [ $quick = 1 ]; then
+	dur=${dur:-4}
+	pp_dur=2
+	nconns=${nconns:-100}
+	scenarios=${*:-blackhole pingpong}
+else
+	dur=${dur:-10}
+	pp_dur=10
+	nconns=${nconns:-2000}
+	scenarios=${*:-planes1 planes2 planes4 planes8 fabric blackhole linkdown rtt1 rtt5 unlimited pingpong conns}
+fi
+# Seconds a stalled transfer is given after its end before it is cut.
+grace=3
+# Goodput of a full-sized frame's payload: the TCP MSS with timestamps
+# (1448 B) over the frame that tbf counts (1500 B + 14 B of Ethernet).
+eff=$(echo "1448 / 1514" | bc -l)
+
+for tool in "$PERF" "$MRCCTL"; do
+	[ -x "$tool" ] || { echo "bench: $tool not built" >&2; exit 1; }
+done
+for tool in jq tc ip bc; do
+	command -v $tool > /dev/null || { echo "bench: needs $tool" >&2; exit 1; }
+done
+lsmod | grep -q '^mrc ' || modprobe mrc || exit 1
+
+mkdir -p "$out"
+res=$out/results.jsonl
+: > "$res"
+: > "$out/log.txt"
+work=$(mktemp -d)
+A=bench-a
+B=bench-b
+R1=bench-r1
+R2=bench-r2
+servers=()
+declare -A ports=([mrc]=5201 [tcp]=5202 [mptcp]=5203)
+failures=0
+
+log()
+{
+	echo "$*" | tee -a "$out/log.txt"
+}
+
+teardown()
+{
+	local pid
+
+	for pid in "${servers[@]}"; do
+		kill "$pid" 2> /dev/null
+	done
+	servers=()
+	for ns in $A $B $R1 $R2; do
+		ip netns del $ns 2> /dev/null
+	done
+}
+trap 'teardown; rm -rf "$work"' EXIT
+
+ns_add()
+{
+	for ns in "$@"; do
+		ip netns add "$ns" && ip -n "$ns" link set lo up || return 1
+	done
+}
+
+# limit NS DEV: DEV of NS carries at most $rate Mbit/s.
+limit()
+{
+	tc -n "$1" qdisc replace dev "$2" root tbf rate "${rate}mbit" \
+		burst 32k latency 20ms
+}
+
+# planes N RATED: hosts A and B joined by N veth pairs, pair K being vethK
+# with 10.0.K.1 on A and 10.0.K.2 on B, each limited to $rate when RATED.
+planes()
+{
+	local k a=() b=()
+
+	ns_add $A $B || return 1
+	for k in $(seq 1 "$1"); do
+		a+=("link add veth$k type veth peer name veth$k netns $B"
+		    "addr add 10.0.$k.1/24 dev veth$k"
+		    "link set veth$k up")
+		b+=("addr add 10.0.$k.2/24 dev veth$k" "link set veth$k up")
+	done
+	printf '%s\n' "${a[@]}" | ip -n $A -batch - &&
+		printf '%s\n' "${b[@]}" | ip -n $B -batch - || return 1
+	if [ "$2" = 1 ]; then
+		for k in $(seq 1 "$1"); do
+			limit $A veth$k && limit $B veth$k || return 1
+		done
+	fi
+	devs_a=$(seq -f 'veth%g' 1 "$1" | tr '\n' ' ')
+	nplanes=$1
+	server_addr=10.0.1.2
+}
+
+# fabric: A and B joined by one plane that crosses two routers, R1 and R2,
+# joined by four equal-cost links f1..f4 (each limited to $rate) with
+# L4-hash ECMP: A p0 10.1.0.1 - R1 - f1..f4 10.2.K.0/24 - R2 - B p0 10.3.0.2.
+fabric()
+{
+	local k nh1="" nh2=""
+
+	ns_add $A $B $R1 $R2 || return 1
+	ip -n $A link add p0 type veth peer name p0 netns $R1 &&
+	ip -n $B link add p0 type veth peer name p1 netns $R2 || return 1
+	for k in 1 2 3 4; do
+		ip -n $R1 link add f$k type veth peer name f$k netns $R2 || return 1
+		ip -n $R1 addr add 10.2.$k.1/24 dev f$k
+		ip -n $R2 addr add 10.2.$k.2/24 dev f$k
+		ip -n $R1 link set f$k up
+		ip -n $R2 link set f$k up
+		limit $R1 f$k && limit $R2 f$k || return 1
+		nh1+=" nexthop via 10.2.$k.2 dev f$k"
+		nh2+=" nexthop via 10.2.$k.1 dev f$k"
+	done
+	ip -n $A addr add 10.1.0.1/24 dev p0
+	ip -n $R1 addr add 10.1.0.2/24 dev p0
+	ip -n $R2 addr add 10.3.0.1/24 dev p1
+	ip -n $B addr add 10.3.0.2/24 dev p0
+	for ns in $A $B $R1 $R2; do
+		ip -n $ns link set p0 up 2> /dev/null
+	done
+	ip -n $R2 link set p1 up
+	for ns in $R1 $R2; do
+		ip netns exec $ns sysctl -qw net.ipv4.ip_forward=1 \
+			net.ipv4.fib_multipath_hash_policy=1 \
+			net.ipv4.conf.all.rp_filter=0 \
+			net.ipv4.conf.default.rp_filter=0
+	done
+	ip -n $A route add default via 10.1.0.2 &&
+	ip -n $B route add default via 10.3.0.1 &&
+	ip -n $R1 route add 10.3.0.0/24 $nh1 &&
+	ip -n $R2 route add 10.1.0.0/24 $nh2 || return 1
+	devs_a=p0
+	nplanes=1
+	server_addr=10.3.0.2
+}
+
+# rtt MS: one plane limited to $rate with a round trip of MS milliseconds,
+# half of it each way (netem, with tbf below it on A).
+rtt()
+{
+	local half
+
+	half=$(echo "$1 / 2" | bc -l)
+	planes 1 0 || return 1
+	tc -n $A qdisc add dev veth1 root handle 1: netem delay "${half}ms" \
+		limit 100000 &&
+	tc -n $A qdisc add dev veth1 parent 1:1 handle 10: tbf \
+		rate "${rate}mbit" burst 32k latency 50ms &&
+	tc -n $B qdisc add dev veth1 root netem delay "${half}ms" limit 100000
+}
+
+# setup_transport T: what transport T needs on the topology: MRC planes
+# (id K for the K-th plane device), or MPTCP subflow endpoints on A, one
+# per extra plane, bound to its device.
+setup_transport()
+{
+	local dev k=0 addr
+
+	case $1 in
+	mrc)
+		for dev in $devs_a; do
+			k=$((k + 1))
+			$MRCCTL -n $A plane add dev "$dev" id $k || return 1
+		done
+		k=0
+		for dev in $(ip -n $B -br link | awk '$1 !~ /^lo/ {sub(/@.*/, "", $1); print $1}' | sort -V); do
+			k=$((k + 1))
+			$MRCCTL -n $B plane add dev "$dev" id $k || return 1
+		done
+		;;
+	mptcp)
+		ip -n $A mptcp limits set subflows 8 add_addr_accepted 8 &&
+		ip -n $B mptcp limits set subflows 8 add_addr_accepted 8 || return 1
+		for dev in $devs_a; do
+			k=$((k + 1))
+			[ $k = 1 ] && continue
+			addr=$(ip -n $A -4 -br addr show dev "$dev" | awk '{sub(/\/.*/, "", $3); print $3}')
+			ip -n $A mptcp endpoint add "$addr" dev "$dev" subflow || return 1
+		done
+		;;
+	esac
+}
+
+# tx_bytes NS DEV...: the bytes each DEV has sent, space-separated.
+tx_bytes()
+{
+	local ns=$1
+
+	shift
+	# shellcheck disable=SC2016
+	ip netns exec "$ns" bash -c 'for d; do
+		read -r v < "/sys/class/net/$d/statistics/tx_bytes"
+		printf "%s " "$v"
+	done' bash "$@"
+}
+
+# start_server T: the server of transport T on B, on a port of its own.
+start_server()
+{
+	ip netns exec $B "$PERF" -s -j -t "$1" -p "${ports[$1]}" \
+		-G $((grace * 1000)) > "$work/server.$1" 2> "$work/server.$1.err" &
+	servers+=($!)
+	for _ in $(seq 100); do
+		grep -q ready "$work/server.$1" 2> /dev/null && return 0
+		sleep 0.1
+	done
+	cat "$work/server.$1.err" >&2
+	return 1
+}
+
+# server_result T: the server's line about the transfer, once it is there.
+server_result()
+{
+
+	for _ in $(seq $(((grace + 5) * 10))); do
+		grep -q '"role":"server"' "$work/server.$1" && break
+		sleep 0.1
+	done
+	grep -m 1 '"role":"server"' "$work/server.$1"
+}
+
+# event KIND: the failure, midway through the transfer, on the first plane.
+event()
+{
+	case $1 in
+	blackhole)
+		tc -n $A qdisc replace dev veth1 root netem loss 100% &&
+		tc -n $B qdisc replace dev veth1 root netem loss 100%
+		;;
+	linkdown)
+		ip -n $A link set veth1 down
+		;;
+	esac
+}
+
+# restore KIND: undo the failure for the next transport.
+restore()
+{
+	case $1 in
+	blackhole)
+		limit $A veth1 && limit $B veth1
+		;;
+	linkdown)
+		ip -n $A link set veth1 up
+		for _ in $(seq 50); do
+			ip -n $B link show veth1 | grep -q LOWER_UP &&
+				! $MRCCTL -n $A plane show | grep -q link-down && break
+			sleep 0.1
+		done
+		;;
+	esac
+}
+
+# record SCENARIO T LIMIT CLIENT SERVER EXTRA: one line of results.jsonl.
+record()
+{
+	jq -cn --arg scenario "$1" --arg transport "$2" --argjson limit "$3" \
+		--argjson client "${4:-null}" --argjson server "${5:-null}" \
+		--argjson extra "${6:-{\}}" '
+		($server.goodput_mbps // $client.server.goodput_mbps // null) as $g |
+		{scenario: $scenario, transport: $transport, limit_mbps: $limit,
+		 goodput_mbps: $g,
+		 ratio: (if $g != null and $limit > 0 then $g / $limit else null end),
+		 stall_ms: ($server.stall_ms // $client.server.stall_ms // null),
+		 complete: ($server.complete // null),
+		 client: $client, server: $server} + $extra' >> "$res"
+}
+
+# setup SCENARIO: build the topology of SCENARIO afresh, with MRC planes
+# and MPTCP endpoints, and start a server for each transport.
+setup()
+{
+	local sc=$1 t
+
+	teardown
+	case $sc in
+	planes*) planes "${sc#planes}" 1 ;;
+	blackhole|linkdown) planes 4 1 ;;
+	fabric) fabric ;;
+	rtt*) rtt "${sc#rtt}" ;;
+	unlimited|pingpong|conns) planes 1 0 ;;
+	esac || { log "$sc: topology setup failed"; return 1; }
+	for t in ${transports//,/ }; do
+		setup_transport "$t" || { log "$sc $t: transport setup failed"; return 1; }
+		start_server "$t" || { log "$sc $t: server did not start"; return 1; }
+	done
+}
+
+# run SCENARIO T: run transport T over the topology of SCENARIO and record
+# the outcome.
+run()
+{
+	local sc=$1 t=$2 limit=0 args=() extra='{}' ev='' evs=0 c s rc
+	local before after links dur_s=$dur port=${ports[$2]}
+
+	case $sc in
+	blackhole|linkdown) ev=$sc ;;
+	esac
+	case $sc in
+	planes*|rtt*) limit=$(echo "$nplanes * $rate * $eff" | bc -l) ;;
+	fabric) limit=$(echo "4 * $rate * $eff" | bc -l) ;;
+	blackhole|linkdown)
+		# Four planes for the first half, three for the second.
+		evs=$(echo "$dur / 2" | bc -l)
+		limit=$(echo "3.5 * $rate * $eff" | bc -l)
+		;;
+	esac
+	case $sc in
+	pingpong) args=(-w pingpong -d "$pp_dur") ;;
+	conns) args=(-w conns -N "$nconns" -H 2000) ;;
+	*) args=(-w bulk -d "$dur_s" -G $((grace * 1000))) ;;
+	esac
+	if [ "$sc" = fabric ]; then
+		links="f1 f2 f3 f4"
+		before=$(tx_bytes $R1 $links)
+	else
+		links=$devs_a
+		before=$(tx_bytes $A $links)
+	fi
+	ip netns exec $A "$PERF" -c $server_addr -j -t "$t" -p $port -L "$sc" \
+		"${args[@]}" > "$work/client" 2> "$work/client.err" &
+	c=$!
+	if [ -n "$ev" ]; then
+		sleep "$evs"
+		event "$ev"
+	fi
+	wait $c
+	rc=$?
+	if [ "$sc" = fabric ]; then
+		after=$(tx_bytes $R1 $links)
+	else
+		after=$(tx_bytes $A $links)
+	fi
+	s=
+	case $sc in
+	pingpong|conns) ;;
+	*) s=$(server_result "$t") ;;
+	esac
+	c=$(grep -m 1 '"role":"client"' "$work/client")
+	extra=$(jq -cn --arg links "$links" --arg b "$before" --arg a "$after" \
+		--argjson rate "$rate" --arg ev "$ev" --argjson evs "$evs" \
+		--arg err "$(cat "$work/client.err")" --argjson rc $rc \
+		--argjson planes "$nplanes" '
+		($b | split(" ") | map(select(. != "") | tonumber)) as $b |
+		($a | split(" ") | map(select(. != "") | tonumber)) as $a |
+		{planes: $planes, rate_mbps: $rate, rc: $rc,
+		 links: [($links | split(" ") | map(select(. != ""))) as $l |
+			 range(0; $l | length) |
+			 {dev: $l[.], tx_bytes: ($a[.] - $b[.])}]}
+		+ (if $ev != "" then {event: $ev, event_s: $evs} else {} end)
+		+ (if $err != "" then {error: $err} else {} end)')
+	record "$sc" "$t" "$limit" "$c" "$s" "$extra"
+	if [ $rc != 0 ] || [ -z "$c" ]; then
+		failures=$((failures + 1))
+		log "$sc $t: FAILED (exit $rc): $(cat "$work/client.err")"
+	fi
+	tail -n 1 "$res" | jq -r --argjson t $SECONDS '"[\($t)s] \(.scenario) \(.transport): " +
+		(if .goodput_mbps != null then "\(.goodput_mbps * 100 | round / 100) Mbit/s" + (if .limit_mbps > 0 then " of \(.limit_mbps * 10 | round / 10) (\((.ratio // 0) * 1000 | round / 10)%)" else "" end) + ", stall \(.stall_ms) ms" else "" end) +
+		(if .client.p50_us then "p50 \(.client.p50_us) us p99 \(.client.p99_us) us p99.9 \(.client.p999_us) us, \(.client.rate)/s" else "" end) +
+		(if .client.slab_per_pair then "\(.client.conns) pairs, \(.client.slab_per_pair | round) B of slab per pair" else "" end) +
+		" links " + ([.links[] | "\(.dev)=\(.tx_bytes / 1e6 | round)MB"] | join(" "))' |
+		tee -a "$out/log.txt"
+	[ -n "$ev" ] && restore "$ev"
+}
+
+jq -cn --arg kernel "$(uname -r)" --arg date "$(date -u +%FT%TZ)" \
+	--argjson cpus "$(nproc)" \
+	--arg cpu "$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)" \
+	--arg mem "$(awk '/MemTotal/ {print $2 " kB"}' /proc/meminfo)" \
+	--argjson rate "$rate" --argjson dur "$dur" --argjson quick $quick \
+	--arg scenarios "$scenarios" --arg transports "$transports" \
+	--argjson nconns $nconns --argjson grace $grace \
+	--arg accel "$(dmesg | grep -q 'Hypervisor detected: KVM' && echo kvm || echo tcg)" \
+	'{kernel: $kernel, date: $date, cpus: $cpus, cpu: $cpu, memory: $mem,
+	  rate_mbps: $rate, duration_s: $dur, quick: ($quick == 1),
+	  scenarios: ($scenarios | split(" ")),
+	  transports: ($transports | split(",")), conns: $nconns,
+	  grace_s: $grace, accel: $accel}' > "$out/meta.json"
+log "bench: kernel $(uname -r), $(nproc) CPUs, $rate Mbit/s per link, $dur s per run"
+
+for sc in $scenarios; do
+	if ! setup "$sc"; then
+		failures=$((failures + 1))
+		continue
+	fi
+	for t in ${transports//,/ }; do
+		run "$sc" "$t"
+	done
+	teardown
+done
+dmesg | grep -iE 'mrc|warn|bug' | tail -n 50 > "$out/dmesg.txt"
+log "bench: $(wc -l < "$res") runs, $failures failed"
+if [ $emit = 1 ]; then
+	echo BENCH-TAR-BEGIN
+	tar -C "$out" -cz . | base64
+	echo BENCH-TAR-END
+fi
+exit $((failures > 0))
