@@ -424,6 +424,7 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 #define MRC_ACK_DELAY_NS	(50 * NSEC_PER_USEC)
 #define MRC_RTO_INIT_NS		(20 * NSEC_PER_MSEC)
 #define MRC_RTO_MIN_NS		(1 * NSEC_PER_MSEC)
+#define MRC_RTO_VAR_MIN_NS	(2 * NSEC_PER_MSEC)
 #define MRC_RTO_MAX_NS		(1 * NSEC_PER_SEC)
 #define MRC_REORDER_MIN_NS	(200 * NSEC_PER_USEC)
 #define MRC_CONNECT_TIMEOUT_NS	(12ULL * NSEC_PER_SEC)
@@ -545,6 +546,8 @@ void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue);
 u64 mrc_path_next_probe(struct mrc_sock *msk);
 void mrc_path_probe_answered(struct mrc_sock *msk, u16 port, u32 psn);
 void mrc_path_ce(struct mrc_conn_plane *cp, struct mrc_ev *ev);
+struct mrc_ev *mrc_path_find_ev(struct mrc_sock *msk, u16 port,
+				struct mrc_conn_plane **cpp);
 void mrc_path_planes_changed(struct mrc_net *mn);
 
 /* timer.c */

@@ -402,6 +402,19 @@ u64 mrc_output_next_timeout(struct mrc_sock *msk)
 	return when;
 }
 
+/* A CE mark on a packet no longer held: find its path by the EV. */
+static void mrc_ce_rcvd_late(struct mrc_sock *msk, u16 port)
+{
+	struct mrc_conn_plane *cp;
+	struct mrc_ev *ev;
+
+	ev = mrc_path_find_ev(msk, port, &cp);
+	if (ev) {
+		mrc_path_ce(cp, ev);
+		cp->ce_marked++;
+	}
+}
+
 /*
  * What the acknowledgment says of the one packet that triggered it: its
  * round-trip time, a CE mark, or (NACK) that a switch trimmed it.
@@ -415,12 +428,16 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	struct sk_buff *skb;
 	s64 rtt;
 
-	if (mrc_before(echo_dsn, msk->snd_una) ||
-	    !mrc_before(echo_dsn, msk->snd_nxt))
+	skb = NULL;
+	if (!mrc_before(echo_dsn, msk->snd_una) &&
+	    mrc_before(echo_dsn, msk->snd_nxt))
+		skb = msk->snd_ring[echo_dsn % MRC_RING_SIZE];
+	if (!skb || MRC_SKB_CB(skb)->psn != ntohl(ack->echo_psn)) {
+		/* Acknowledged already, by an ACK that came faster. */
+		if (flags & MRC_F_ECE)
+			mrc_ce_rcvd_late(msk, ntohs(ack->echo_ev));
 		return;
-	skb = msk->snd_ring[echo_dsn % MRC_RING_SIZE];
-	if (!skb || MRC_SKB_CB(skb)->psn != ntohl(ack->echo_psn))
-		return;
+	}
 	cb = MRC_SKB_CB(skb);
 	cp = &msk->planes[cb->plane];
 

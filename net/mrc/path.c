@@ -202,6 +202,28 @@ void mrc_path_probe_answered(struct mrc_sock *msk, u16 port, u32 psn)
 	}
 }
 
+/* The EV @port of the connection, and its plane in @cpp. */
+struct mrc_ev *mrc_path_find_ev(struct mrc_sock *msk, u16 port,
+				struct mrc_conn_plane **cpp)
+{
+	int id;
+	u32 i;
+
+	for (id = 0; id < MRC_MAX_PLANES; id++) {
+		struct mrc_conn_plane *cp = &msk->planes[id];
+
+		if (!(msk->plane_mask & BIT(id)))
+			continue;
+		for (i = 0; i < cp->nr_evs; i++) {
+			if (cp->evs[i].port == port) {
+				*cpp = cp;
+				return &cp->evs[i];
+			}
+		}
+	}
+	return NULL;
+}
+
 /* A packet sent on @ev arrived with a CE mark. */
 void mrc_path_ce(struct mrc_conn_plane *cp, struct mrc_ev *ev)
 {

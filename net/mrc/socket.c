@@ -321,10 +321,17 @@ static int mrc_plane_for_dest(struct mrc_sock *msk,
 
 static void mrc_set_initial_seq(struct mrc_sock *msk)
 {
+	int id;
+
 	msk->snd_una = get_random_u32();
 	msk->snd_nxt = msk->snd_una;
 	msk->snd_wnd_end = msk->snd_una;
 	msk->next_psn = get_random_u32();
+	/* The rounds of the windows start with the first packet. */
+	for (id = 0; id < MRC_MAX_PLANES; id++) {
+		msk->planes[id].recovery_psn = msk->next_psn;
+		msk->planes[id].ce_round_psn = msk->next_psn;
+	}
 }
 
 static int mrc_connect_start(struct mrc_sock *msk, const struct mrc_addr *daddr,
