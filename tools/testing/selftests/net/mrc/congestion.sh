@@ -1,0 +1,459 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# MRC under congestion, with 32 MiB streams that must arrive whole (the
+# same SHA-256 at both ends):
+#
+# - ECN: plane 1 of four goes through a slow RED qdisc that marks CE; the
+#   sender hears of the marks (ce_marks), keeps plane 1's congestion window
+#   the smallest (median over the transfer) and gives plane 1 a smaller
+#   share of the packets than each other plane.
+# - Trimming: a tc program (mrc_trim.bpf.o) cuts the payload off one DATA
+#   packet in 16 arriving on plane 2, as a trimming switch would; the
+#   receiver answers with NACKs, the sender resends at once, and takes
+#   the trims for congestion, not for broken paths: plane 2's congestion
+#   window is the smallest, and it retires no more EVs than another plane.
+#   IPv4 on plane 2 of four, IPv6 on plane 2 of two.  The sender computes
+#   no checksum on that plane (tx checksumming off), so the receiver checks
+#   every one, the trimmed ones included.
+# - A long link: one plane with 5 ms of delay and a rate limit (half of
+#   what the plane carries here without one, in Mbit/s, at most 100,
+#   over a buffer of four bandwidth-delay products and at least
+#   16 KiB) runs at 80% of the limit or more.
+#
+# The per-plane figures come from "mrcctl -j -s conn show" on the sender,
+# polled during each transfer (the connection is gone once it is over).
+
+. "$(dirname "$0")/mrc_lib.sh"
+
+mrc_require_root
+
+mrc_need_mrcctl
+mrc_need_bin mrc_xfer
+mrc_need_cmd jq tc ethtool
+XFER=$MRC_BIN/mrc_xfer
+TRIM=$MRC_BIN/mrc_trim.bpf.o
+if [ ! -e "$TRIM" ]; then
+	echo "# SKIP: mrc_trim.bpf.o not built (or set MRC_BIN)"
+	exit "$KSFT_SKIP"
+fi
+mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
+for mod in sch_tbf sch_red sch_netem sch_ingress cls_bpf; do
+	if ! modprobe "$mod" 2> /dev/null && [ ! -d "/sys/module/$mod" ]; then
+		echo "# SKIP: no $mod"
+		exit "$KSFT_SKIP"
+	fi
+done
+
+mrc_plan 17
+
+# Bytes per transfer, and for the measure of a plane without a limit.
+SIZE=$((32 << 20))
+BASE_SIZE=$((8 << 20))
+# Plane 1's rate in the ECN case, in Mbit/s: a fraction of what each
+# plane carries here even under QEMU without acceleration.
+ECN_RATE=5
+# The long link: one-way delay, and the floor on the rate reached.
+DELAY_MS=5
+FLOOR_PCT=80
+
+suffix=$(printf '%04x' $RANDOM)
+tmp=$(mktemp -d)
+port=7000
+
+cleanup()
+{
+	mrc_kill_jobs
+	mrc_cleanup
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# hosts A B FAMILY COUNT: hosts A and B joined by veth1..vethCOUNT, pair K
+# with 10.0.K.1 and 10.0.K.2 or fd00:K::1 and fd00:K::2, and plane K of
+# each host on vethK.
+hosts()
+{
+	mrc_ns_add "$1" "$2" && mrc_link_hosts "$1" "$2" "$3" 1 "$4" &&
+		mrc_add_planes "$1" "$2" "$3" 1 "$4"
+}
+
+said_ready()
+{
+	local line
+
+	[ -e "$1" ] || return 1
+	while read -r line; do
+		[[ "$line" == ready* ]] && return 0
+	done < "$1"
+	return 1
+}
+
+server_ready()
+{
+	said_ready "$1" || ! kill -0 "$2" 2> /dev/null
+}
+
+# poll_conn NS PORT FILE: until killed, add to FILE each connection list of
+# NS (mrcctl -j -s) that holds a connection to PORT, ten times a second.
+poll_conn()
+{
+	local out
+
+	while :; do
+		out=$("$MRCCTL" -n "$1" -j -s conn show 2> /dev/null)
+		if [[ "$out" == *"\"peer_port\":$2"[,\}]* ]]; then
+			printf '%s\n' "$out" >> "$3"
+		fi
+		sleep 0.1
+	done
+}
+
+# conn_line FILE: "BYTES SHA256" of the first connection line in FILE.
+conn_line()
+{
+	local tag b bytes m s hash
+
+	while read -r tag _ b bytes m _ s hash _; do
+		if [ "$tag $b $m $s" = "conn bytes msgs sha256" ]; then
+			echo "$bytes $hash"
+			return
+		fi
+	done < "$1"
+}
+
+# xfer NAME SIZE PEER [SECONDS]: a stream of SIZE bytes from $A to PEER, on
+# a port of its own, timed in $elapsed_ns, that fails after SECONDS
+# (default 120).  The sender's connection as mrcctl showed
+# it during the transfer, its planes sorted by id: every sample, one a
+# line, in $tmp/NAME.samples, and the last in $tmp/NAME.json.  Both ends
+# must see the same bytes.
+xfer()
+{
+	local name=$1 size=$2 peer=$3 limit=${4:-120} t0 t1 rc src poller c s
+
+	port=$((port + 1))
+	rm -f "$tmp/$name".*
+	ip netns exec "$B" "$XFER" -l -p "$port" -T "$limit" > "$tmp/$name.s" \
+		2> "$tmp/$name.serr" &
+	srv=$!
+	mrc_wait_for 30 server_ready "$tmp/$name.s" "$srv"
+	if ! said_ready "$tmp/$name.s"; then
+		kill "$srv" 2> /dev/null
+		wait "$srv"
+		mrc_fail "server did not start:"
+		mrc_show "$tmp/$name.serr"
+		return 1
+	fi
+	poll_conn "$A" "$port" "$tmp/$name.all" &
+	poller=$!
+	t0=$(date +%s%N)
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s "$size" -S "$port" \
+		-T "$limit" > "$tmp/$name.c" 2> "$tmp/$name.cerr"
+	rc=$?
+	t1=$(date +%s%N)
+	elapsed_ns=$((t1 - t0))
+	kill "$poller" 2> /dev/null
+	wait "$poller" 2> /dev/null
+	[ "$rc" = 0 ] || kill "$srv" 2> /dev/null
+	wait "$srv"
+	src=$?
+	if [ -e "$tmp/$name.all" ]; then
+		jq -c --argjson p "$port" \
+			'.[] | select(.peer_port == $p) | .planes |= sort_by(.id)' \
+			"$tmp/$name.all" > "$tmp/$name.samples"
+		tail -n 1 "$tmp/$name.samples" > "$tmp/$name.json"
+	fi
+	if [ "$rc" != 0 ] || [ "$src" != 0 ]; then
+		mrc_fail "client exited $rc, server $src:"
+		mrc_show "$tmp/$name.cerr"
+		mrc_show "$tmp/$name.serr"
+		return 1
+	fi
+	mrc_info "$name: $size bytes in $((elapsed_ns / 1000000)) ms"
+	c=$(conn_line "$tmp/$name.c")
+	s=$(conn_line "$tmp/$name.s")
+	mrc_expect "received (bytes, sha256)" "$s" "$c" &&
+		mrc_expect "bytes sent" "${c%% *}" "$size"
+}
+
+# plane_stats NAME FIELD: FIELD of each plane of transfer NAME's
+# connection, in plane order, in the array $stats.
+plane_stats()
+{
+	stats=()
+	[ -s "$tmp/$1.json" ] || mrc_fail "mrcctl never showed the connection" ||
+		return 1
+	mapfile -t stats < <(jq -r ".planes[].$2" "$tmp/$1.json")
+}
+
+# cwnd_medians NAME: the median congestion window of each plane over the
+# samples of transfer NAME, in plane order, in the array $stats.
+cwnd_medians()
+{
+	stats=()
+	[ -s "$tmp/$1.samples" ] || mrc_fail "mrcctl never showed the connection" ||
+		return 1
+	mapfile -t stats < <(jq -s -r '[.[].planes | map(.cwnd)] | transpose[] |
+		sort | .[length / 2 | floor]' "$tmp/$1.samples")
+}
+
+# figures NAME: the figures of transfer NAME's connection, by plane.
+figures()
+{
+	local field stats
+
+	[ -s "$tmp/$1.json" ] || return 0
+	mrc_info "  connection: $(jq -r '"\(.tx_packets) packets sent, \(.retransmits) resent, \(.timeouts) timeouts"' "$tmp/$1.json")"
+	for field in tx_packets retransmits retirements ce_marks nacks cwnd srtt_us; do
+		plane_stats "$1" "$field"
+		mrc_info "  $field: ${stats[*]}"
+	done
+	cwnd_medians "$1" &&
+		mrc_info "  median cwnd over $(wc -l < "$tmp/$1.samples") samples: ${stats[*]}"
+}
+
+# cwnd_smallest NAME K: plane K's median congestion window over transfer
+# NAME is smaller than every other plane's.
+cwnd_smallest()
+{
+	local i
+
+	cwnd_medians "$1" || return 1
+	mrc_info "median cwnd per plane over $(wc -l < "$tmp/$1.samples") samples: ${stats[*]}"
+	for i in "${!stats[@]}"; do
+		[ "$i" = $(($2 - 1)) ] || [ "${stats[$2 - 1]}" -lt "${stats[i]}" ] ||
+			mrc_fail "plane $2: ${stats[$2 - 1]}, plane $((i + 1)): ${stats[i]}" ||
+			return 1
+	done
+}
+
+# csum_errors NS: UDP and UDPv6 checksum errors that NS counted.
+csum_errors()
+{
+	ip netns exec "$1" awk '
+		$1 == "Udp:" && $2 != "InDatagrams" { n += $8 }
+		$1 == "Udp6InCsumErrors" { n += $2 }
+		END { print n + 0 }' /proc/net/snmp /proc/net/snmp6
+}
+
+############################################################################
+# ECN on plane 1 of four
+
+ecn_transfer()
+{
+	tc -n "$A" qdisc add dev veth1 root handle 1: tbf rate "${ECN_RATE}mbit" \
+		burst 16k latency 100ms &&
+		tc -n "$A" qdisc add dev veth1 parent 1:1 handle 10: red \
+			limit 200000 min 6000 max 18000 avpkt 1500 burst 7 \
+			bandwidth "${ECN_RATE}mbit" probability 0.5 ecn ||
+		return 1
+	xfer ecn "$SIZE" 10.0.1.2
+}
+
+ecn_marks()
+{
+	local marked
+
+	marked=$(tc -n "$A" -s qdisc show dev veth1 | awk '$1 == "marked" { print $2 }')
+	plane_stats ecn ce_marks || return 1
+	mrc_info "RED marked ${marked:-?} packets; CE marks heard per plane: ${stats[*]}"
+	[ "${marked:-0}" -gt 0 ] || mrc_fail "RED marked nothing: $(tc -n "$A" -s qdisc show dev veth1)" ||
+		return 1
+	[ "${stats[0]}" -gt 0 ] || mrc_fail "no CE mark heard on plane 1"
+}
+
+ecn_share()
+{
+	local k total=0 pct=()
+
+	plane_stats ecn tx_packets || return 1
+	for k in 0 1 2 3; do
+		total=$((total + stats[k]))
+	done
+	[ "$total" -gt 0 ] || mrc_fail "no packets sent" || return 1
+	for k in 0 1 2 3; do
+		pct+=("$((100 * stats[k] / total))%")
+	done
+	mrc_info "packets sent on planes 1-4: ${stats[*]} (${pct[*]})"
+	figures ecn
+	for k in 1 2 3; do
+		[ "${stats[0]}" -lt "${stats[k]}" ] ||
+			mrc_fail "plane 1 sent ${stats[0]}, plane $((k + 1)) ${stats[k]}" ||
+			return 1
+	done
+}
+
+############################################################################
+# Trimming on plane 2
+
+trim_on()
+{
+	# The sender leaves checksums to the device; with that off, the
+	# kernel computes them and the receiver checks them.
+	ip netns exec "$A" ethtool -K veth2 tx off > /dev/null &&
+		tc -n "$B" qdisc add dev veth2 clsact &&
+		tc -n "$B" filter add dev veth2 ingress bpf direct-action \
+			obj "$TRIM" sec tc
+}
+
+trim_transfer()
+{
+	local peer=$1
+
+	csum_before=$(csum_errors "$B")
+	trim_on || return 1
+	xfer trim "$SIZE" "$peer"
+}
+
+trim_nacks()
+{
+	local nacks retx
+
+	plane_stats trim nacks || return 1
+	nacks=("${stats[@]}")
+	plane_stats trim retransmits || return 1
+	retx=("${stats[@]}")
+	mrc_info "NACKs per plane: ${nacks[*]}; resends: ${retx[*]}"
+	[ "${nacks[1]}" -gt 0 ] || mrc_fail "no NACK on plane 2" || return 1
+	[ "${retx[1]}" -gt 0 ] || mrc_fail "nothing resent on plane 2"
+}
+
+trim_retirements()
+{
+	local k max=0 nacks
+
+	plane_stats trim nacks || return 1
+	nacks=${stats[1]}
+	plane_stats trim retirements || return 1
+	mrc_info "EV retirements per plane: ${stats[*]}, with $nacks NACKs on plane 2"
+	figures trim
+	for k in "${!stats[@]}"; do
+		[ "$k" = 1 ] || [ "${stats[k]}" -le "$max" ] || max=${stats[k]}
+	done
+	[ "${stats[1]}" -le "$max" ] ||
+		mrc_fail "plane 2 retired ${stats[1]} EVs, the others at most $max" ||
+		return 1
+	[ "${stats[1]}" -lt "$nacks" ] ||
+		mrc_fail "plane 2 retired ${stats[1]} EVs for $nacks NACKs"
+}
+
+trim_csum()
+{
+	local errors
+
+	errors=$(($(csum_errors "$B") - csum_before))
+	mrc_info "UDP checksum errors at the receiver: $errors"
+	[ "$errors" = 0 ] || mrc_fail "$errors checksum errors"
+}
+
+############################################################################
+# A long link: one plane, 5 ms of delay and a rate limit
+
+# mbit BYTES NS: the rate of BYTES in NS nanoseconds, in Mbit/s with one
+# decimal.
+mbit()
+{
+	awk -v b="$1" -v ns="$2" 'BEGIN { printf "%.1f", b * 8000 / ns }'
+}
+
+long_base()
+{
+	xfer base "$BASE_SIZE" 10.0.1.2 || return 1
+	base=$(mbit "$BASE_SIZE" "$elapsed_ns")
+	# Half of that, between 2 and 100 Mbit/s.
+	rate=$(awk -v b="$base" 'BEGIN {
+		r = int(b / 2)
+		print (r < 2) ? 2 : (r > 100) ? 100 : r }')
+	mrc_info "one plane without a limit: $base Mbit/s; the long link gets $rate Mbit/s"
+}
+
+long_transfer()
+{
+	local bdp limit
+
+	[ -n "$rate" ] || mrc_fail "no rate measured" || return 1
+	bdp=$((rate * DELAY_MS * 1000 / 8))
+	limit=$((4 * bdp))
+	[ "$limit" -ge 16384 ] || limit=16384
+	mrc_info "$DELAY_MS ms one way, $rate Mbit/s, a buffer of $limit bytes (BDP $bdp)"
+	tc -n "$A" qdisc add dev veth1 root handle 1: netem delay "${DELAY_MS}ms" \
+		limit 100000 &&
+		tc -n "$A" qdisc add dev veth1 parent 1:1 handle 10: tbf \
+			rate "${rate}mbit" burst 32k limit "$limit" || return 1
+	# Twice the time the rate allows, and some: slower fails anyway.
+	xfer long "$SIZE" 10.0.1.2 $((SIZE * 8 * 2 / (rate * 1000000) + 30)) &&
+		long_done=1
+}
+
+long_rate()
+{
+	local got srtt
+
+	if [ -z "$long_done" ]; then
+		figures long
+		mrc_fail "the transfer failed: no rate to tell"
+		return 1
+	fi
+	got=$(mbit "$SIZE" "$elapsed_ns")
+	plane_stats long srtt_us && srtt=${stats[0]}
+	echo "# long link: $got Mbit/s of $rate ($((elapsed_ns / 1000000)) ms for $SIZE bytes, srtt ${srtt:-?} us)"
+	figures long
+	tc -n "$A" -s qdisc show dev veth1 > "$tmp/long.qdisc"
+	mrc_show "$tmp/long.qdisc"
+	awk -v g="$got" -v r="$rate" -v f="$FLOOR_PCT" 'BEGIN { exit !(g * 100 >= r * f) }' ||
+		mrc_fail "below $FLOOR_PCT% of $rate Mbit/s"
+}
+
+############################################################################
+
+A=mrcg-$suffix-a
+B=mrcg-$suffix-b
+if ! hosts "$A" "$B" 4 4; then
+	mrc_fail "cannot build the topology of four planes"
+fi
+mrc_check "ECN: RED at $ECN_RATE Mbit/s marks plane 1 of 4: 32 MiB stream, same SHA-256" \
+	ecn_transfer
+mrc_check "ECN: CE marks reach the sender of plane 1" ecn_marks
+mrc_check "ECN: plane 1 sends a smaller share of the packets than each other plane" \
+	ecn_share
+mrc_check "ECN: plane 1 has the smallest congestion window" cwnd_smallest ecn 1
+tc -n "$A" qdisc del dev veth1 root 2> /dev/null
+mrc_check "IPv4 trimming on plane 2 of 4: 32 MiB stream, same SHA-256" \
+	trim_transfer 10.0.1.2
+mrc_check "IPv4 trimming: NACKs and resends on plane 2" trim_nacks
+mrc_check "IPv4 trimming: no more EV retirements on plane 2 than elsewhere" \
+	trim_retirements
+mrc_check "IPv4 trimming: plane 2 has the smallest congestion window" \
+	cwnd_smallest trim 2
+mrc_check "IPv4 trimming: trimmed packets checksummed right" trim_csum
+mrc_cleanup
+
+A=mrcg-$suffix-a6
+B=mrcg-$suffix-b6
+if ! hosts "$A" "$B" 6 2; then
+	mrc_fail "cannot build the IPv6 topology"
+fi
+mrc_check "IPv6 trimming on plane 2 of 2: 32 MiB stream, same SHA-256" \
+	trim_transfer fd00:1::2
+mrc_check "IPv6 trimming: NACKs and resends on plane 2" trim_nacks
+mrc_check "IPv6 trimming: no more EV retirements on plane 2 than elsewhere" \
+	trim_retirements
+mrc_check "IPv6 trimming: plane 2 has the smallest congestion window" \
+	cwnd_smallest trim 2
+mrc_check "IPv6 trimming: trimmed packets checksummed right" trim_csum
+mrc_cleanup
+
+A=mrcg-$suffix-la
+B=mrcg-$suffix-lb
+rate=
+long_done=
+if ! hosts "$A" "$B" 4 1; then
+	mrc_fail "cannot build the long link"
+fi
+mrc_check "long link: 8 MiB stream on one plane without a limit" long_base
+mrc_check "long link: 32 MiB stream over ${DELAY_MS} ms and the rate limit, same SHA-256" \
+	long_transfer
+mrc_check "long link: at least $FLOOR_PCT% of the rate limit" long_rate
+
+mrc_finish
