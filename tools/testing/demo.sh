@@ -5,7 +5,8 @@
 # loads on demand, two hosts (network namespaces) joined by two planes
 # (veth pairs) are configured with mrcctl, and the planes follow their
 # devices while 'mrcctl monitor' reports each change; then one connection
-# moves data over four planes, IPv4 and IPv6 alike.
+# moves data over four planes, IPv4 and IPv6 alike, and another survives
+# the loss of the plane it was dialled on.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 hold="$top/build/selftests/mrc_sock_hold"
@@ -108,6 +109,26 @@ for i in 0 1 2 3; do
 	awk -v i="$i" -v b="$((now - ${before[$i]}))" \
 		'BEGIN { printf "  plane %d (p%d): %6.1f MiB\n", i, i, b / 1048576 }'
 done
+
+step "the same connection state, as mrcctl shows it (another transfer, held open)"
+ip netns exec b "$xfer" -l -g -p 7001 > /tmp/server &
+server=$!
+sleep 1
+ip netns exec a "$xfer" -c 10.0.0.2 -p 7001 -s 64M > /dev/null &
+client=$!
+sleep 3
+echo "\$ mrcctl -n a -s conn show"
+"$mrcctl" -n a -s conn show
+
+step "plane 0, the one the connection was dialled on, goes down midway"
+sleep 1
+echo "\$ ip -n a link set p0 down"
+ip -n a link set p0 down
+wait "$client"
+echo "client exit status $?"
+wait "$server"
+echo "b received (stall_ms: the longest gap in delivered data):"
+grep conn /tmp/server
 
 ip netns del a
 ip netns del b

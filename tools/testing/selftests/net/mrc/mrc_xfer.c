@@ -4,7 +4,7 @@
  *
  * Server: mrc_xfer -l [-6] -p PORT [-t stream|seqpacket] [-n CONNS] [-P]
  *                  [-B BUFSIZE] [-r SIZE[,SIZE...] [-s SIZE]] [-b SOCKBUF]
- *                  [-v] [-T S]
+ *                  [-g] [-v] [-T S]
  *   listens on the wildcard address (either family: -6 changes nothing),
  *   prints "ready PORT" once it does, accepts CONNS connections and reads
  *   each to its end into a buffer of BUFSIZE bytes (default 16 MiB + 1).
@@ -22,7 +22,12 @@
  * Both print one line per connection when it is done:
  *   conn N bytes B msgs M sha256 HEX
  * N counts from 0 in the order of connect or accept, M counts messages on a
- * SOCK_SEQPACKET socket and reads or writes on a SOCK_STREAM one.  With -v
+ * SOCK_SEQPACKET socket and reads or writes on a SOCK_STREAM one.  With -g
+ * the server adds the longest stall of the connection to its line:
+ *   conn N bytes B msgs M sha256 HEX stall_ms T
+ * T being the longest time, in milliseconds, between two successive
+ * receive calls that returned data, from the first byte to the last (0.0
+ * with fewer than two such calls).  With -v
  * the server also prints the message sizes, runs of one size shortened:
  *   conn N sizes 0,1,1400x3,9000
  * and -r makes it fail unless a connection's messages have exactly the
@@ -76,6 +81,7 @@ static int type = SOCK_STREAM;
 static int nconns = 1;
 static int use_poll;
 static int verbose;
+static int show_stall;
 static int wait_eof;
 static unsigned long long total;
 static int total_given;
@@ -304,7 +310,7 @@ static __noreturn void bad_usage(void)
 	fprintf(stderr,
 		"usage: mrc_xfer -l [-6] -p PORT [-t stream|seqpacket] [-n CONNS] [-P]\n"
 		"                [-B BUFSIZE] [-r SIZE[,SIZE...] [-s SIZE]] [-b SOCKBUF]\n"
-		"                [-v] [-T SECONDS]\n"
+		"                [-g] [-v] [-T SECONDS]\n"
 		"       mrc_xfer -c ADDR -p PORT [-t stream|seqpacket] -s SIZE\n"
 		"                [-m SIZE[,SIZE...]] [-n CONNS] [-S SEED] [-P] [-w]\n"
 		"                [-b SOCKBUF] [-v] [-T SECONDS]\n");
@@ -465,6 +471,8 @@ struct rx {
 	struct cut cut;		/* the sizes of the messages expected */
 	size_t part;		/* bytes of a message whose end is to come */
 	double start;
+	double last;		/* when data last came, 0 before the first */
+	double stall;		/* the longest gap between data, in seconds */
 };
 
 static void rx_init(struct rx *rx, int fd, int id)
@@ -488,6 +496,16 @@ static void rx_len(struct rx *rx, size_t len)
 		}
 	}
 	rx->lens[rx->nlens++] = len;
+}
+
+/* Data came: the gap since the data before is a stall. */
+static void rx_data(struct rx *rx)
+{
+	double t = now();
+
+	if (rx->last && t - rx->last > rx->stall)
+		rx->stall = t - rx->last;
+	rx->last = t;
 }
 
 /* A blocking recvmsg returned a part: say so, and what came next. */
@@ -540,6 +558,8 @@ static int rx_one(struct rx *rx, void *buf, int flags)
 		       rx->id, rx->part, rx->msgs);
 		return -1;
 	}
+	if (n > 0)
+		rx_data(rx);
 	sha256_update(&rx->sha, buf, n);
 	rx->bytes += n;
 	if (type == SOCK_STREAM) {
@@ -585,8 +605,12 @@ static int rx_end(struct rx *rx)
 	rx->done = 1;
 	close(rx->fd);
 	sha256_hex(&rx->sha, hex);
-	say("conn %d bytes %llu msgs %llu sha256 %s\n", rx->id, rx->bytes,
-	    rx->msgs, hex);
+	if (show_stall)
+		say("conn %d bytes %llu msgs %llu sha256 %s stall_ms %.1f\n",
+		    rx->id, rx->bytes, rx->msgs, hex, rx->stall * 1e3);
+	else
+		say("conn %d bytes %llu msgs %llu sha256 %s\n", rx->id,
+		    rx->bytes, rx->msgs, hex);
 	if (verbose) {
 		fprintf(stderr, "# conn %d: %llu bytes in %.2f s, %.1f Mbit/s\n",
 			rx->id, rx->bytes, t, t > 0 ? rx->bytes * 8 / t / 1e6 : 0);
@@ -1005,7 +1029,7 @@ int main(int argc, char **argv)
 	size_t maxlen = 0;
 	int opt, i, ok, fd;
 
-	while ((opt = getopt(argc, argv, "lc:6p:t:n:Ps:m:S:B:r:b:vwT:h")) != -1) {
+	while ((opt = getopt(argc, argv, "lc:6p:t:n:Ps:m:S:B:r:b:gvwT:h")) != -1) {
 		switch (opt) {
 		case 'l':
 			server = 1;
@@ -1065,6 +1089,9 @@ int main(int argc, char **argv)
 			if (parse_size(optarg, &v) || v > (1ULL << 30))
 				bad_usage();
 			sockbuf = v;
+			break;
+		case 'g':
+			show_stall = 1;
 			break;
 		case 'v':
 			verbose = 1;

@@ -1,0 +1,840 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# MRC connections that lose paths mid-transfer.  Two hosts (network
+# namespaces) joined by four planes (veth pairs); each case moves a stream
+# of 32 MiB or more from A to B while a failure is injected, checks the
+# same SHA-256 at both ends and prints the longest gap in delivered data
+# that the receiver saw (the stall), first without any failure:
+#
+# - one of four planes taken down: link down, address removed, plane
+#   deleted (on plane 1, that carried the handshake, for two of them), the
+#   far end's device moved to another namespace, and the link down over
+#   IPv6: the failed plane sends nothing more, the others carry on;
+# - all planes but one cut, then restored one by one: each restored plane
+#   carries data again;
+# - one plane black-holed (netem loss 100%), then healed: its EVs are
+#   retired, probed and restored while the connection lives;
+# - a plane flapping every 100 ms;
+# - a multipath fabric inside plane 1 (two routers joined by four
+#   equal-cost links, L4-hash ECMP) with one link black-holed: only the
+#   EVs hashed onto that link stay retired.
+
+. "$(dirname "$0")/mrc_lib.sh"
+
+mrc_require_root
+
+mrc_need_mrcctl
+mrc_need_bin mrc_xfer
+mrc_need_cmd tc mkfifo
+XFER=$MRC_BIN/mrc_xfer
+mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
+if ! modprobe sch_netem 2> /dev/null && [ ! -d /sys/module/sch_netem ]; then
+	echo "# SKIP: no netem (CONFIG_NET_SCH_NETEM)"
+	exit "$KSFT_SKIP"
+fi
+
+mrc_plan 10
+
+# The size of a transfer, and of one that must last while the test looks
+# at the connection a few times (QEMU without KVM is slow, and slower to
+# start processes while a transfer runs); the timeout of both ends; how
+# many packets each of $A's devices must have sent before the failure is
+# injected; how many packets a plane must send to count as carrying data.
+SIZE=32M
+BIG=64M
+TIMEOUT=600
+STARTED=300
+GROWN=100
+
+suffix=$(printf '%04x' $RANDOM)
+tmp=$(mktemp -d)
+port=7000
+cli=
+srv=
+A=mrcf-$suffix-a
+B=mrcf-$suffix-b
+C=mrcf-$suffix-c
+R1=mrcf-$suffix-r1
+R2=mrcf-$suffix-r2
+
+cleanup()
+{
+	mrc_kill_jobs
+	mrc_cleanup
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ctl()
+{
+	local ns=$1
+
+	shift
+	"$MRCCTL" -n "$ns" "$@"
+}
+
+# addr K H: the address of host H (1 for A, 2 for B) on pair K, in the
+# family of the topology, with its prefix length if a third argument is
+# given.  $opt: the options of "ip addr add" for the family.
+addr()
+{
+	if [ "$fam" = 4 ]; then
+		echo "10.0.$1.$2${3:+/24}"
+	else
+		echo "fd00:$1::$2${3:+/64}"
+	fi
+}
+
+# Topology: hosts $A and $B, veth1..veth4 on each, pair K joining vethK of
+# both, with the addresses of addr(); plane K of each host is vethK with
+# id K.  In the fabric, plane 1 goes through routers instead (see
+# fabric_setup).  $C, for devices to move to, is made when needed.
+setup()
+{
+	local kind=$1 k a=() b=() first=1
+
+	fam=4 opt=
+	[ "$kind" = 6 ] && fam=6 opt=nodad
+	[ "$kind" = fabric ] && first=2
+	mrc_ns_add "$A" "$B" || return 1
+	for k in $(seq "$first" 4); do
+		a+=("link add veth$k type veth peer name veth$k netns $B"
+		    "link set veth$k up"
+		    "addr add $(addr "$k" 1 len) dev veth$k $opt")
+		b+=("link set veth$k up"
+		    "addr add $(addr "$k" 2 len) dev veth$k $opt")
+	done
+	printf '%s\n' "${a[@]}" | ip -n "$A" -batch - &&
+		printf '%s\n' "${b[@]}" | ip -n "$B" -batch - || return 1
+	if [ "$kind" = fabric ]; then
+		fabric_setup || return 1
+	fi
+	for k in $(seq "$first" 4); do
+		ctl "$A" plane add dev "veth$k" id "$k" addr "$(addr "$k" 1)" &&
+			ctl "$B" plane add dev "veth$k" id "$k" addr "$(addr "$k" 2)" ||
+			return 1
+	done
+	mrc_wait_for 10 planes_up "$A" && mrc_wait_for 10 planes_up "$B" ||
+		mrc_fail "planes not up: $(ctl "$A" plane show; ctl "$B" plane show)"
+}
+
+# Plane 1 through a fabric: A's veth1 (10.0.1.1) to router $R1 (10.0.1.254),
+# $R1 to router $R2 over four links lJ (10.1.J.1 - 10.1.J.2), $R2 to B's
+# veth1 (10.0.101.254 - 10.0.101.2); both routers spread over the four
+# links by an L4 hash (source and destination addresses and ports).
+fabric_setup()
+{
+	local j r r1=() r2=() hops1=() hops2=()
+
+	mrc_ns_add "$R1" "$R2" || return 1
+	ip -n "$A" link add veth1 type veth peer name ra netns "$R1" &&
+		ip -n "$B" link add veth1 type veth peer name rb netns "$R2" || return 1
+	for j in 1 2 3 4; do
+		r1+=("link add l$j type veth peer name l$j netns $R2"
+		     "link set l$j up"
+		     "addr add 10.1.$j.1/24 dev l$j")
+		r2+=("link set l$j up"
+		     "addr add 10.1.$j.2/24 dev l$j")
+		hops1+=(nexthop via "10.1.$j.2" dev "l$j")
+		hops2+=(nexthop via "10.1.$j.1" dev "l$j")
+	done
+	r1+=("link set ra up" "addr add 10.0.1.254/24 dev ra"
+	     "route add 10.0.101.0/24 ${hops1[*]}")
+	r2+=("link set rb up" "addr add 10.0.101.254/24 dev rb"
+	     "route add 10.0.1.0/24 ${hops2[*]}")
+	for r in "$R1" "$R2"; do
+		ip netns exec "$r" sysctl -qw net.ipv4.ip_forward=1 \
+			net.ipv4.fib_multipath_hash_policy=1 \
+			net.ipv4.conf.all.rp_filter=0 \
+			net.ipv4.conf.default.rp_filter=0 || return 1
+	done
+	printf '%s\n' "${r1[@]}" | ip -n "$R1" -batch - &&
+		printf '%s\n' "${r2[@]}" | ip -n "$R2" -batch - || return 1
+	ip -n "$A" -batch - <<-EOF || return 1
+	link set veth1 up
+	addr add 10.0.1.1/24 dev veth1
+	route add 10.0.101.0/24 via 10.0.1.254 dev veth1
+	EOF
+	ip -n "$B" -batch - <<-EOF || return 1
+	link set veth1 up
+	addr add 10.0.101.2/24 dev veth1
+	route add 10.0.1.0/24 via 10.0.101.254 dev veth1
+	EOF
+	ctl "$A" plane add dev veth1 id 1 addr 10.0.1.1 &&
+		ctl "$B" plane add dev veth1 id 1 addr 10.0.101.2
+}
+
+# topology KIND: hosts joined as KIND (4, 6 or fabric) wants, those of the
+# case before when they are of that kind with every plane up (each case
+# undoes its failure), new ones otherwise.
+topo=
+topology()
+{
+	if [ "$topo" = "$1" ] && mrc_wait_for 5 planes_up "$A" &&
+	   mrc_wait_for 5 planes_up "$B"; then
+		return 0
+	fi
+	[ -z "$topo" ] || mrc_info "hosts rebuilt"
+	topo=
+	mrc_cleanup
+	setup "$1" || return 1
+	topo=$1
+}
+
+# The shell parses the text of mrcctl rather than its JSON with jq, here
+# and below: under QEMU without KVM, with a transfer taking the CPUs, each
+# process started costs up to seconds.
+
+# planes_up NS: NS has its four planes, all up.
+planes_up()
+{
+	local out id state ids=
+
+	out=$(ctl "$1" plane show) || return 1
+	while read -r id _ _ state _; do
+		[ "$state" = up ] && ids+=" $id"
+	done <<< "$out"
+	[ "$ids" = " 1 2 3 4" ]
+}
+
+# plane_state NS ID: the state of plane ID of NS, "gone" without one.
+plane_state()
+{
+	local out id state
+
+	out=$(ctl "$1" plane show) || return 1
+	while read -r id _ _ state _; do
+		[ "$id" = "$2" ] && echo "$state" && return 0
+	done <<< "$out"
+	echo gone
+}
+
+plane_not_up()
+{
+	[ "$(plane_state "$1" "$2")" != up ]
+}
+
+# sample: the state of $A's connection to port $port, by plane id, in TX
+# (packets sent), EVS, ACT (EVs active), RET (retirements), PRB (probes)
+# and RES (restores), the connection's MSS, resends and retransmission
+# timeouts in MSS, RETX and TIMEOUTS; false without that
+# connection, and the sample before kept.  From "mrcctl -s conn show": the
+# same netlink attributes as with -j.
+sample()
+{
+	local out line w i id this=0 n=0
+
+	out=$(ctl "$A" -s conn show 2> /dev/null) || return 1
+	[[ "$out" == *":$port "* ]] || return 1
+	TX=() EVS=() ACT=() RET=() PRB=() RES=() MSS='' RETX='' TIMEOUTS=''
+	while read -r line; do
+		read -r -a w <<< "$line"
+		if [ "${w[0]}" = conn ]; then
+			this=0
+			for ((i = 2; i + 1 < ${#w[@]}; i += 2)); do
+				case "${w[i]} ${w[i + 1]}" in
+				"peer "*":$port") this=1 ;;
+				"mss "*) MSS=${w[i + 1]} ;;
+				esac
+			done
+		fi
+		[ "$this" = 1 ] || continue
+		if [ "${w[0]}" = tx ]; then
+			for ((i = 0; i + 1 < ${#w[@]}; i += 2)); do
+				case "${w[i]}" in
+				retx) RETX=${w[i + 1]} ;;
+				timeouts) TIMEOUTS=${w[i + 1]} ;;
+				esac
+			done
+		fi
+		[ "${w[0]}" = plane ] || continue
+		id=${w[1]}
+		for ((i = 2; i + 1 < ${#w[@]}; i += 2)); do
+			case "${w[i]}" in
+			tx) TX[id]=${w[i + 1]} ;;
+			evs) EVS[id]=${w[i + 1]} ;;
+			active) ACT[id]=${w[i + 1]} ;;
+			retired) RET[id]=${w[i + 1]} ;;
+			probes) PRB[id]=${w[i + 1]} ;;
+			restored) RES[id]=${w[i + 1]} ;;
+			esac
+		done
+		n=$((n + 1))
+	done <<< "$out"
+	[ "$n" -gt 0 ]
+}
+
+# keep NAME: a copy of TX in the array NAME, "-" for a plane not listed.
+keep()
+{
+	local -n copy=$1
+	local k
+
+	copy=()
+	for k in 1 2 3 4; do
+		# shellcheck disable=SC2034 # copy names the caller's array
+		copy[k]=${TX[k]:--}
+	done
+}
+
+# delta K: what plane K sent from BEFORE to LAST; 0 for a plane that left
+# the list ("-").
+delta()
+{
+	local from=${BEFORE[$1]:--} to=${LAST[$1]:--}
+
+	if [ "$from" = - ] || [ "$to" = - ]; then
+		echo 0
+	else
+		echo $((to - from))
+	fi
+}
+
+# progress SIZE: how much of SIZE bytes the last sample had sent (resends
+# included), to tell how much time the checks left the transfer.
+progress()
+{
+	local k sum=0
+
+	bytes "$1"
+	for k in 1 2 3 4; do
+		sum=$((sum + ${TX[k]:-0}))
+	done
+	[ -z "$MSS" ] ||
+		mrc_info "the transfer had sent about $((100 * sum * MSS / nbytes))% at the last" \
+			"check; resends $RETX, timeouts $TIMEOUTS"
+}
+
+# plane_figures ID: the state of plane ID from the last sample.
+plane_figures()
+{
+	echo "plane $1: tx ${TX[$1]:-?} evs ${EVS[$1]:-?} active ${ACT[$1]:-?}" \
+		"retired ${RET[$1]:-?} probes ${PRB[$1]:-?} restored ${RES[$1]:-?}"
+}
+
+said_ready()
+{
+	grep -q '^ready ' "$1" 2> /dev/null
+}
+
+server_ready()
+{
+	said_ready "$1" || ! kill -0 "$2" 2> /dev/null
+}
+
+# running: the client has not exited (a zombie has).
+running()
+{
+	local state
+
+	[ -r "/proc/$cli/stat" ] || return 1
+	read -r _ _ state _ < "/proc/$cli/stat" 2> /dev/null && [ "$state" != Z ]
+}
+
+# xfer_start SIZE PEER: mrc_xfer from $A to PEER on the next port, SIZE
+# bytes, in the background: the server's pid in $srv, the client's in
+# $cli.  Both run niced, so that the checks get the CPU.
+xfer_start()
+{
+	port=$((port + 1))
+	rm -f "$tmp"/[sc].out "$tmp"/[sc].err
+	ip netns exec "$B" nice -n 10 "$XFER" -l -p "$port" -g -T "$TIMEOUT" \
+		> "$tmp/s.out" 2> "$tmp/s.err" &
+	srv=$!
+	mrc_wait_for 30 server_ready "$tmp/s.out" "$srv"
+	if ! said_ready "$tmp/s.out"; then
+		kill "$srv" 2> /dev/null
+		wait "$srv"
+		mrc_fail "server did not start:"
+		mrc_show "$tmp/s.err"
+		return 1
+	fi
+	xfer_t0=$SECONDS
+	ip netns exec "$A" nice -n 10 "$XFER" -c "$2" -p "$port" -s "$1" -m 256K \
+		-S "$port" -T "$TIMEOUT" > "$tmp/c.out" 2> "$tmp/c.err" &
+	cli=$!
+	DEV0=()
+}
+
+# dev_tx: the packets that $A's veth1-4 sent, in DEV; from the client's
+# /proc/PID/net/dev (the counters of its namespace), without starting a
+# process.
+dev_tx()
+{
+	local name tx
+
+	DEV=()
+	while read -r name _ _ _ _ _ _ _ _ _ tx _; do
+		[[ "$name" == veth[1-4]: ]] && DEV[${name:4:1}]=$tx
+	done < "/proc/$cli/net/dev"
+}
+
+# started: each of $A's veth1-4 sent $STARTED packets since the transfer
+# started (the counters first seen), or the client ended.
+started()
+{
+	local k
+
+	running || return 0
+	dev_tx 2> /dev/null || return 1
+	[ "${#DEV0[@]}" -gt 0 ] || DEV0=("${DEV[@]}")
+	for k in 1 2 3 4; do
+		[ $((${DEV[k]:-0} - ${DEV0[k - 1]:-0})) -ge "$STARTED" ] || return 1
+	done
+}
+
+# xfer_wait_started: the transfer is under way, its client still running.
+xfer_wait_started()
+{
+	mrc_wait_for 60 started
+	running || mrc_fail "the transfer ended before the failure: $(cat "$tmp/c.err")" ||
+		return 1
+	started || mrc_fail "the transfer did not start: $(ctl "$A" -s conn show)"
+}
+
+# conn_line FILE: "BYTES SHA256" from the first connection line of FILE.
+conn_line()
+{
+	awk '$1 == "conn" && $3 == "bytes" && $7 == "sha256" { print $4, $8; exit }' "$1"
+}
+
+# xfer_end SIZE: wait for both ends; the client exited 0, the server too
+# and received what the client sent.  Prints the stall.
+xfer_end()
+{
+	local crc src c s stall
+
+	wait "$cli"
+	crc=$?
+	[ "$crc" = 0 ] || kill "$srv" 2> /dev/null
+	wait "$srv"
+	src=$?
+	if [ "$crc" != 0 ] || [ "$src" != 0 ]; then
+		mrc_fail "client exited $crc, server $src:"
+		mrc_show "$tmp/c.err"
+		mrc_show "$tmp/s.err"
+		return 1
+	fi
+	stall=$(awk '$1 == "conn" && $9 == "stall_ms" { print $10; exit }' "$tmp/s.out")
+	mrc_info "stall ${stall:-?} ms ($1 in $((SECONDS - xfer_t0)) s)"
+	c=$(conn_line "$tmp/c.out")
+	s=$(conn_line "$tmp/s.out")
+	bytes "$1"
+	mrc_expect "received (bytes, sha256)" "$s" "$c" &&
+		mrc_expect "bytes sent" "${c%% *}" "$nbytes"
+}
+
+# bytes SIZE: SIZE (with a K or M suffix) in bytes, in $nbytes.
+bytes()
+{
+	case "$1" in
+	*K) nbytes=$((${1%K} << 10)) ;;
+	*M) nbytes=$((${1%M} << 20)) ;;
+	*) nbytes=$1 ;;
+	esac
+}
+
+# abort: stop a transfer that a failed check leaves running.
+abort()
+{
+	kill "$cli" "$srv" 2> /dev/null
+	wait "$cli" "$srv" 2> /dev/null
+}
+
+# others_grew ID: since the sample in BEFORE, every plane but ID sent
+# $GROWN packets, or the connection is gone; the last sample in LAST.
+others_grew()
+{
+	local k
+
+	sample || return 0
+	keep LAST
+	for k in 1 2 3 4; do
+		[ "$k" = "$1" ] && continue
+		[ "$(delta "$k")" -ge "$GROWN" ] || return 1
+	done
+}
+
+# grew ID: plane ID sent $GROWN packets since BEFORE, the sample in LAST;
+# false once the connection is gone.
+grew()
+{
+	sample || return 1
+	keep LAST
+	[ "$(delta "$1")" -ge "$GROWN" ]
+}
+
+# check_left ID: from BEFORE to LAST, plane ID sent nothing and every
+# other plane sent $GROWN packets.
+check_left()
+{
+	local k d deltas=()
+
+	for k in 1 2 3 4; do
+		deltas+=("$(delta "$k")")
+	done
+	mrc_info "packets sent on planes 1-4 after the failure: ${deltas[*]}"
+	for k in 1 2 3 4; do
+		d=${deltas[k - 1]}
+		if [ "$k" = "$1" ]; then
+			[ "$d" = 0 ] || mrc_fail "plane $k sent $d packets after it failed" ||
+				return 1
+		else
+			[ "$d" -ge "$GROWN" ] || mrc_fail "plane $k sent only $d packets" ||
+				return 1
+		fi
+	done
+}
+
+# fail_plane HOW ID: take plane ID down, on A but for "netns" (B's device).
+fail_plane()
+{
+	local k=$2
+
+	case "$1" in
+	link) ip -n "$A" link set dev "veth$k" down ;;
+	addr) ip -n "$A" addr del "$(addr "$k" 1 len)" dev "veth$k" ;;
+	plane) ctl "$A" plane del dev "veth$k" ;;
+	netns)
+		{ [ -e "/run/netns/$C" ] || mrc_ns_add "$C"; } &&
+			ip -n "$B" link set dev "veth$k" netns "$C"
+		;;
+	esac
+}
+
+# repair_plane HOW ID: undo fail_plane.
+repair_plane()
+{
+	local k=$2
+
+	# shellcheck disable=SC2086 # $opt is a list of options
+	case "$1" in
+	link) ip -n "$A" link set dev "veth$k" up ;;
+	addr) ip -n "$A" addr add "$(addr "$k" 1 len)" dev "veth$k" $opt ;;
+	plane) ctl "$A" plane add dev "veth$k" id "$k" addr "$(addr "$k" 1)" ;;
+	netns)
+		ip -n "$C" link set dev "veth$k" netns "$B" &&
+			ip -n "$B" link set dev "veth$k" up &&
+			ip -n "$B" addr add "$(addr "$k" 2 len)" dev "veth$k" $opt &&
+			ctl "$B" plane add dev "veth$k" id "$k" addr "$(addr "$k" 2)"
+		;;
+	esac
+}
+
+############################################################################
+
+# No failure: what the stall is without one.
+baseline()
+{
+	topology 4 || return 1
+	xfer_start "$SIZE" 10.0.1.2 || return 1
+	xfer_end "$SIZE"
+}
+
+# plane_down FAMILY HOW ID: a transfer dialled on plane 1 while plane ID
+# goes down by HOW.
+plane_down()
+{
+	local how=$2 k=$3 rc=0 size=$BIG
+
+	topology "$1" || return 1
+	xfer_start "$size" "$(addr 1 2)" || return 1
+	if ! xfer_wait_started; then
+		abort
+		return 1
+	fi
+	fail_plane "$how" "$k" || mrc_fail "cannot take plane $k down ($how)" || rc=1
+	mrc_wait_for 10 plane_not_up "$A" "$k" ||
+		mrc_fail "plane $k of $A still up: $(ctl "$A" plane show)" || rc=1
+	mrc_info "plane $k of $A: $(plane_state "$A" "$k")"
+	if [ "$rc" = 0 ]; then
+		sample || mrc_fail "connection gone" || rc=1
+		keep BEFORE
+		keep LAST
+		mrc_wait_for 60 others_grew "$k"
+		check_left "$k" || rc=1
+		progress "$size"
+	fi
+	xfer_end "$size" || rc=1
+	repair_plane "$how" "$k"
+	return "$rc"
+}
+
+# All planes but plane 4 cut (link down on A), then brought back one by
+# one: each sends data again once up.
+all_but_one()
+{
+	local size=96M k rc=0
+
+	topology 4 || return 1
+	xfer_start "$size" 10.0.1.2 || return 1
+	if ! xfer_wait_started; then
+		abort
+		return 1
+	fi
+	for k in 1 2 3; do
+		ip -n "$A" link set dev "veth$k" down || rc=1
+	done
+	for k in 1 2 3; do
+		mrc_wait_for 10 plane_not_up "$A" "$k" ||
+			mrc_fail "plane $k of $A still up" || rc=1
+	done
+	if [ "$rc" = 0 ]; then
+		sample || mrc_fail "connection gone" || rc=1
+		keep BEFORE
+		mrc_wait_for 60 grew 4 ||
+			mrc_fail "plane 4 did not carry on: $(plane_figures 4)" || rc=1
+		for k in 1 2 3; do
+			[ "$(delta "$k")" = 0 ] ||
+				mrc_fail "cut plane $k sent $(delta "$k") packets" || rc=1
+		done
+		mrc_info "planes 1-3 cut; plane 4 alone sent $(delta 4) packets"
+	fi
+	for k in 1 2 3; do
+		[ "$rc" = 0 ] || break
+		sample || mrc_fail "connection gone before plane $k came back" || rc=1
+		keep BEFORE
+		ip -n "$A" link set dev "veth$k" up || rc=1
+		if mrc_wait_for 30 grew "$k"; then
+			mrc_info "plane $k back: it sent $(delta "$k") packets;" \
+				"EVs active on planes 1-4: ${ACT[*]}"
+		else
+			mrc_fail "plane $k not taken back ($(plane_state "$A" "$k")):"
+			ctl "$A" -s conn show | sed 's/^/#   /'
+			rc=1
+		fi
+	done
+	progress "$size"
+	running || [ "$rc" != 0 ] ||
+		mrc_fail "the transfer ended before every plane came back" || rc=1
+	xfer_end "$size" || rc=1
+	for k in 1 2 3; do
+		ip -n "$A" link set dev "veth$k" up
+	done
+	return "$rc"
+}
+
+# retired ID: plane ID has no EV active any more.
+retired()
+{
+	sample || return 1
+	[ "${ACT[$1]}" = 0 ] && [ "${RET[$1]}" -gt 0 ]
+}
+
+# restored ID RESTORES: every EV of plane ID is active again, after more
+# than RESTORES restores.
+restored()
+{
+	sample || return 1
+	[ "${ACT[$1]}" = "${EVS[$1]}" ] && [ "${RES[$1]}" -gt "$2" ]
+}
+
+# Plane 2 black-holed on A's side, then healed.
+black_hole()
+{
+	local size=$BIG k=2 rc=0 res
+
+	topology 4 || return 1
+	xfer_start "$size" 10.0.1.2 || return 1
+	if ! xfer_wait_started; then
+		abort
+		return 1
+	fi
+	sample && mrc_info "before: $(plane_figures "$k")"
+	tc -n "$A" qdisc add dev "veth$k" root netem loss 100% ||
+		mrc_fail "cannot add netem" || rc=1
+	if [ "$rc" = 0 ]; then
+		if mrc_wait_for 20 retired "$k"; then
+			mrc_info "black-holed: $(plane_figures "$k")"
+		else
+			sample
+			mrc_fail "plane $k not retired: $(plane_figures "$k")"
+			rc=1
+		fi
+	fi
+	res=${RES[k]:-0}
+	tc -n "$A" qdisc del dev "veth$k" root || rc=1
+	if [ "$rc" = 0 ]; then
+		if mrc_wait_for 30 restored "$k" "$res"; then
+			mrc_info "healed: $(plane_figures "$k")"
+			progress "$size"
+		else
+			sample
+			mrc_fail "plane $k not restored: $(plane_figures "$k")"
+			rc=1
+		fi
+	fi
+	running || [ "$rc" != 0 ] ||
+		mrc_fail "the transfer ended before the plane was restored" || rc=1
+	xfer_end "$size" || rc=1
+	return "$rc"
+}
+
+# flap: plane 2 of A down and up every 100 ms while the client runs; then
+# the flaps and the milliseconds they took into $tmp/flaps.  One ip
+# process takes the commands, and a read that times out on a FIFO that
+# nobody writes waits 100 ms: starting a process for every flap would take
+# longer than that under QEMU.
+flap()
+{
+	local n
+
+	rm -f "$tmp/never" "$tmp/flaps"
+	mkfifo "$tmp/never" || return 1
+	(
+		exec {never}<> "$tmp/never"
+		n=0
+		t=${EPOCHREALTIME/[.,]/}
+		while running; do
+			echo "link set dev veth2 down"
+			read -r -t 0.1 -u "$never"
+			echo "link set dev veth2 up"
+			read -r -t 0.1 -u "$never"
+			n=$((n + 1))
+		done
+		echo "$n $(((${EPOCHREALTIME/[.,]/} - t) / 1000))" > "$tmp/flaps"
+	) | ip -n "$A" -force -batch -
+}
+
+# Plane 2 of A down and up every 100 ms during a transfer, from the moment
+# the transfer is under way on every plane to its end; transfers follow
+# one another until plane 2 flapped 10 times (or 8 transfers).
+flapping()
+{
+	local flapper rc=0 i n ms flaps=0 flap_ms=0
+
+	topology 4 || return 1
+	for i in 1 2 3 4 5 6 7 8; do
+		mrc_wait_for 10 planes_up "$A" && mrc_wait_for 10 planes_up "$B" ||
+			mrc_fail "planes not up: $(ctl "$A" plane show)" || return 1
+		xfer_start "$SIZE" 10.0.1.2 || return 1
+		if ! xfer_wait_started; then
+			abort
+			return 1
+		fi
+		flap &
+		flapper=$!
+		xfer_end "$SIZE" || rc=1
+		wait "$flapper"
+		n=0 ms=0
+		{ read -r n ms < "$tmp/flaps"; } 2> /dev/null
+		flaps=$((flaps + n))
+		flap_ms=$((flap_ms + ms))
+		[ "$rc" = 0 ] && [ "$flaps" -lt 10 ] || break
+	done
+	[ "$flaps" -gt 0 ] &&
+		mrc_info "plane 2 flapped $flaps times in $flap_ms ms over $i transfers:" \
+			"down and up every $((flap_ms / flaps)) ms"
+	[ "$flaps" -ge 3 ] || mrc_fail "only $flaps flaps" || rc=1
+	return "$rc"
+}
+
+# link_packets: packets that $R1 sent on its links l1-l4.
+link_packets()
+{
+	local out name tx
+	local -A n=()
+
+	out=$(ip netns exec "$R1" cat /proc/net/dev) || return 1
+	while read -r name _ _ _ _ _ _ _ _ _ tx _; do
+		n[${name%:}]=$tx
+	done <<< "$out"
+	echo "${n[l1]} ${n[l2]} ${n[l3]} ${n[l4]}"
+}
+
+# some_retired ID RETIREMENTS: plane ID retired EVs, more than RETIREMENTS.
+some_retired()
+{
+	sample && [ "${RET[$1]}" -gt "$2" ]
+}
+
+# Plane 1 through two routers joined by four links; link 2 black-holed
+# from $R1 to $R2.  Under QEMU, a receiver kept off the CPU for a while
+# makes retransmission timeouts retire EVs on healthy paths too, until
+# their next probe: an EV hashed onto the black hole is one that none of
+# several samples finds active.
+fabric()
+{
+	local k i rc=0 evs act ret size=96M links l1 l2 l3 l4 sum
+	local most=()
+
+	topology fabric || return 1
+	xfer_start "$size" 10.0.101.2 || return 1
+	if ! xfer_wait_started; then
+		abort
+		return 1
+	fi
+	links=$(link_packets)
+	mrc_info "packets on the fabric's links 1-4: $links"
+	read -r l1 l2 l3 l4 <<< "$links"
+	sum=$((l1 + l2 + l3 + l4))
+	[ "$sum" -gt 0 ] &&
+		mrc_info "link 2 carried $((100 * l2 / sum))% of them: about" \
+			"$(((32 * l2 + sum / 2) / sum)) of 32 EVs hashed onto it"
+	sample || mrc_fail "connection gone" || rc=1
+	mrc_info "before: $(plane_figures 1)"
+	ret=${RET[1]:-0}
+	tc -n "$R1" qdisc add dev l2 root netem loss 100% ||
+		mrc_fail "cannot add netem" || rc=1
+	if [ "$rc" = 0 ]; then
+		mrc_wait_for 20 some_retired 1 "$ret" ||
+			mrc_fail "no EV retired on plane 1: $(plane_figures 1)" || rc=1
+	fi
+	# The most EVs active on each plane over three samples.
+	for i in 1 2 3; do
+		[ "$rc" = 0 ] || break
+		sleep 0.5
+		sample || break
+		for k in 1 2 3 4; do
+			[ "${ACT[k]:-0}" -gt "${most[k]:-0}" ] && most[k]=${ACT[k]}
+		done
+		mrc_info "sample $i: EVs active on planes 1-4: ${ACT[*]}"
+	done
+	if [ "$rc" = 0 ]; then
+		evs=${EVS[1]} act=${most[1]:-0}
+		mrc_info "link 2 of 4 black-holed: $((evs - act)) of $evs EVs of plane 1" \
+			"stayed retired"
+		mrc_info "$(plane_figures 1)"
+		[ "${RET[1]}" -gt "$ret" ] && [ "$act" -lt "$evs" ] && [ "$act" -gt 0 ] &&
+			[ $((2 * act)) -ge "$evs" ] ||
+			mrc_fail "plane 1: at most $act of $evs EVs active" || rc=1
+		for k in 2 3 4; do
+			[ "${most[k]:-0}" = "${EVS[k]}" ] ||
+				mrc_fail "plane $k: at most ${most[k]:-0} EVs active" || rc=1
+		done
+		mrc_info "retirements on planes 2-4: ${RET[2]} ${RET[3]} ${RET[4]}"
+		progress "$size"
+	fi
+	running || [ "$rc" != 0 ] ||
+		mrc_fail "the transfer ended before plane 1 was looked at" || rc=1
+	xfer_end "$size" || rc=1
+	mrc_info "packets on the fabric's links 1-4: $(link_packets)"
+	tc -n "$R1" qdisc del dev l2 root
+	return "$rc"
+}
+
+# check DESCRIPTION COMMAND...: mrc_check, and how long the case took.
+check()
+{
+	local start=$SECONDS
+
+	mrc_check "$@"
+	mrc_info "($((SECONDS - start)) s)"
+}
+
+check "no failure: the stall of a plain transfer, for comparison" baseline
+check "IPv4, link down on plane 1 (the handshake's) mid-transfer" plane_down 4 link 1
+check "IPv4, address removed from plane 2 mid-transfer" plane_down 4 addr 2
+check "IPv4, plane 1 (the handshake's) deleted mid-transfer" plane_down 4 plane 1
+check "IPv4, the far end's device of plane 3 moved to another namespace" \
+	plane_down 4 netns 3
+check "all planes but one cut, then restored one by one" all_but_one
+check "plane 2 black-holed (netem loss 100%): EVs retired, then healed and restored" \
+	black_hole
+check "plane 2 flapping every 100 ms" flapping
+check "IPv6, link down on plane 1 (the handshake's) mid-transfer" plane_down 6 link 1
+check "ECMP fabric in plane 1, one of four links black-holed: only its EVs retired" \
+	fabric
+
+mrc_finish
