@@ -44,15 +44,20 @@ u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
 	u64 rto;
 
 	/*
-	 * The variation term has a floor: a timeout costs a path, and hosts
-	 * stall for a few milliseconds now and then.
+	 * The variation term has a floor, and the whole at least two round
+	 * trips: a timeout costs a path, hosts stall for a few milliseconds
+	 * now and then, and a queue that builds up stretches the round trip
+	 * faster than the smoothing follows.
 	 */
-	if (!cp->srtt_us)
+	if (!cp->srtt_us) {
 		rto = MRC_RTO_INIT_NS;
-	else
-		rto = (u64)cp->srtt_us * NSEC_PER_USEC +
-		      max_t(u64, 4 * (u64)cp->rttvar_us * NSEC_PER_USEC,
-			    MRC_RTO_VAR_MIN_NS);
+	} else {
+		u64 srtt = (u64)cp->srtt_us * NSEC_PER_USEC;
+
+		rto = srtt + max_t(u64, 4 * (u64)cp->rttvar_us *
+				   NSEC_PER_USEC, MRC_RTO_VAR_MIN_NS);
+		rto = max(rto, 2 * srtt);
+	}
 	rto = clamp_t(u64, rto, MRC_RTO_MIN_NS, MRC_RTO_MAX_NS);
 	return min_t(u64, rto << min_t(u32, msk->backoff, 10), MRC_RTO_MAX_NS);
 }
