@@ -78,22 +78,6 @@ hosts()
 		mrc_add_planes "$1" "$2" "$3" 1 "$4"
 }
 
-said_ready()
-{
-	local line
-
-	[ -e "$1" ] || return 1
-	while read -r line; do
-		[[ "$line" == ready* ]] && return 0
-	done < "$1"
-	return 1
-}
-
-server_ready()
-{
-	said_ready "$1" || ! kill -0 "$2" 2> /dev/null
-}
-
 # poll_conn NS PORT FILE: until killed, add to FILE each connection list of
 # NS (mrcctl -j -s) that holds a connection to PORT, ten times a second.
 poll_conn()
@@ -137,8 +121,8 @@ xfer()
 	ip netns exec "$B" "$XFER" -l -p "$port" -T "$limit" > "$tmp/$name.s" \
 		2> "$tmp/$name.serr" &
 	srv=$!
-	mrc_wait_for 30 server_ready "$tmp/$name.s" "$srv"
-	if ! said_ready "$tmp/$name.s"; then
+	mrc_wait_for 30 mrc_server_ready "$tmp/$name.s" "$srv"
+	if ! mrc_said_ready "$tmp/$name.s"; then
 		kill "$srv" 2> /dev/null
 		wait "$srv"
 		mrc_fail "server did not start:"

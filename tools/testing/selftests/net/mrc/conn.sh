@@ -60,24 +60,6 @@ add_planes()
 	mrc_add_planes "$A" "$B" "$fam" "$1" "$2"
 }
 
-# said_ready FILE: the server said ready.
-said_ready()
-{
-	local line
-
-	[ -e "$1" ] || return 1
-	while read -r line; do
-		[[ "$line" == ready* ]] && return 0
-	done < "$1"
-	return 1
-}
-
-# server_ready FILE PID: the server said ready, or is gone.
-server_ready()
-{
-	said_ready "$1" || ! kill -0 "$2" 2> /dev/null
-}
-
 # server_start NAME ARG...: mrc_xfer -l on $B and the next port, output in
 # $tmp/NAME.out and .err; its pid in $srv.
 server_start()
@@ -89,8 +71,8 @@ server_start()
 	rm -f "$out.out" "$out.err"
 	ip netns exec "$B" "$XFER" -l -p "$port" "$@" > "$out.out" 2> "$out.err" &
 	srv=$!
-	mrc_wait_for 30 server_ready "$out.out" "$srv"
-	if ! said_ready "$out.out"; then
+	mrc_wait_for 30 mrc_server_ready "$out.out" "$srv"
+	if ! mrc_said_ready "$out.out"; then
 		kill "$srv" 2> /dev/null
 		wait "$srv"
 		mrc_fail "server did not start:"

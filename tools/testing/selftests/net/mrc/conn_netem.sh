@@ -70,22 +70,6 @@ netem()
 		printf '%s\n' "${cmds[@]}" | tc -n "$B" -batch -
 }
 
-said_ready()
-{
-	local line
-
-	[ -e "$1" ] || return 1
-	while read -r line; do
-		[[ "$line" == ready* ]] && return 0
-	done < "$1"
-	return 1
-}
-
-server_ready()
-{
-	said_ready "$1" || ! kill -0 "$2" 2> /dev/null
-}
-
 # conn_line FILE TYPE: the first connection line of FILE as "BYTES MSGS
 # SHA256", without MSGS for a stream (reads and writes need not match).
 conn_line()
@@ -118,8 +102,8 @@ transfer()
 	ip netns exec "$B" "$XFER" -l -p "$port" -t "$type" "${check[@]}" \
 		> "$tmp/s.out" 2> "$tmp/s.err" &
 	srv=$!
-	mrc_wait_for 30 server_ready "$tmp/s.out" "$srv"
-	if ! said_ready "$tmp/s.out"; then
+	mrc_wait_for 30 mrc_server_ready "$tmp/s.out" "$srv"
+	if ! mrc_said_ready "$tmp/s.out"; then
 		kill "$srv" 2> /dev/null
 		wait "$srv"
 		mrc_fail "server did not start:"

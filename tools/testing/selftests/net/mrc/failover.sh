@@ -313,16 +313,6 @@ plane_figures()
 		"retired ${RET[$1]:-?} probes ${PRB[$1]:-?} restored ${RES[$1]:-?}"
 }
 
-said_ready()
-{
-	grep -q '^ready ' "$1" 2> /dev/null
-}
-
-server_ready()
-{
-	said_ready "$1" || ! kill -0 "$2" 2> /dev/null
-}
-
 # running: the client has not exited (a zombie has).
 running()
 {
@@ -342,8 +332,8 @@ xfer_start()
 	ip netns exec "$B" nice -n 10 "$XFER" -l -p "$port" -g -T "$TIMEOUT" \
 		> "$tmp/s.out" 2> "$tmp/s.err" &
 	srv=$!
-	mrc_wait_for 30 server_ready "$tmp/s.out" "$srv"
-	if ! said_ready "$tmp/s.out"; then
+	mrc_wait_for 30 mrc_server_ready "$tmp/s.out" "$srv"
+	if ! mrc_said_ready "$tmp/s.out"; then
 		kill "$srv" 2> /dev/null
 		wait "$srv"
 		mrc_fail "server did not start:"

@@ -255,4 +255,22 @@ mrc_add_planes()
 		mrc_fail "planes not up: $("$MRCCTL" -n "$1" plane show; "$MRCCTL" -n "$2" plane show)"
 }
 
+# mrc_said_ready FILE: a server's output FILE has its "ready" line.
+mrc_said_ready()
+{
+	local line
+
+	[ -e "$1" ] || return 1
+	while read -r line; do
+		[[ "$line" == ready* ]] && return 0
+	done < "$1"
+	return 1
+}
+
+# mrc_server_ready FILE PID: the server said ready, or is gone.
+mrc_server_ready()
+{
+	mrc_said_ready "$1" || ! kill -0 "$2" 2> /dev/null
+}
+
 trap mrc_cleanup EXIT
