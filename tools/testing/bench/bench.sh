@@ -15,7 +15,8 @@
 #   -e   at the end, print the output directory as a base64 tarball between
 #        BENCH-TAR-BEGIN and BENCH-TAR-END lines (the guest's root is
 #        read-only: this is how the results reach the host)
-#   -r   rate of each rate-limited link in Mbit/s (default 10)
+#   -r   rate of each rate-limited link in Mbit/s (default 100; planes8
+#        uses half of it per link, so that its total is that of planes4)
 #   -d   length of each bulk run in seconds (default 10; 4 with -q)
 #   -N   idle connected pairs in the conns scenario (default 2000; 100 with -q)
 #   -T   transports (default mrc,tcp,mptcp)
@@ -31,7 +32,7 @@ MRCCTL=${MRCCTL:-$top/tools/mrcctl/mrcctl}
 quick=0
 out=/tmp/bench
 emit=0
-rate=10
+rate=100
 dur=
 transports=mrc,tcp,mptcp
 nconns=
@@ -112,15 +113,15 @@ ns_add()
 	done
 }
 
-# limit NS DEV: DEV of NS carries at most $rate Mbit/s.
+# limit NS DEV: DEV of NS carries at most $link_rate Mbit/s.
 limit()
 {
-	tc -n "$1" qdisc replace dev "$2" root tbf rate "${rate}mbit" \
+	tc -n "$1" qdisc replace dev "$2" root tbf rate "${link_rate}mbit" \
 		burst 32k latency 20ms
 }
 
 # planes N RATED: hosts A and B joined by N veth pairs, pair K being vethK
-# with 10.0.K.1 on A and 10.0.K.2 on B, each limited to $rate when RATED.
+# with 10.0.K.1 on A and 10.0.K.2 on B, each limited to $link_rate when RATED.
 planes()
 {
 	local k a=() b=()
@@ -145,7 +146,7 @@ planes()
 }
 
 # fabric: A and B joined by one plane that crosses two routers, R1 and R2,
-# joined by four equal-cost links f1..f4 (each limited to $rate) with
+# joined by four equal-cost links f1..f4 (each limited to $link_rate) with
 # L4-hash ECMP: A p0 10.1.0.1 - R1 - f1..f4 10.2.K.0/24 - R2 - B p0 10.3.0.2.
 fabric()
 {
@@ -187,7 +188,7 @@ fabric()
 	server_addr=10.3.0.2
 }
 
-# rtt MS: one plane limited to $rate with a round trip of MS milliseconds,
+# rtt MS: one plane limited to $link_rate with a round trip of MS milliseconds,
 # half of it each way (netem, with tbf below it on A).
 rtt()
 {
@@ -198,7 +199,7 @@ rtt()
 	tc -n $A qdisc add dev veth1 root handle 1: netem delay "${half}ms" \
 		limit 100000 &&
 	tc -n $A qdisc add dev veth1 parent 1:1 handle 10: tbf \
-		rate "${rate}mbit" burst 32k latency 50ms &&
+		rate "${link_rate}mbit" burst 32k latency 50ms &&
 	tc -n $B qdisc add dev veth1 root netem delay "${half}ms" limit 100000
 }
 
@@ -326,12 +327,29 @@ setup()
 	local sc=$1 t
 
 	teardown
+	link_rate=$rate
+	[ "$sc" = planes8 ] && link_rate=$(echo "$rate / 2" | bc -l | sed 's/\.\?0*$//')
 	case $sc in
-	planes*) planes "${sc#planes}" 1 ;;
-	blackhole|linkdown) planes 4 1 ;;
-	fabric) fabric ;;
-	rtt*) rtt "${sc#rtt}" ;;
-	unlimited|pingpong|conns) planes 1 0 ;;
+	planes*)
+		planes "${sc#planes}" 1
+		topo="${sc#planes} planes of $link_rate Mbit/s"
+		;;
+	blackhole|linkdown)
+		planes 4 1
+		topo="4 planes of $link_rate Mbit/s, the first fails at $(echo "$dur / 2" | bc -l | sed 's/\.\?0*$//') s"
+		;;
+	fabric)
+		fabric
+		topo="1 plane: ECMP over 4 links of $link_rate Mbit/s"
+		;;
+	rtt*)
+		rtt "${sc#rtt}"
+		topo="1 plane of $link_rate Mbit/s, ${sc#rtt} ms RTT"
+		;;
+	unlimited|pingpong|conns)
+		planes 1 0
+		topo="1 veth, no limit"
+		;;
 	esac || { log "$sc: topology setup failed"; return 1; }
 	for t in ${transports//,/ }; do
 		setup_transport "$t" || { log "$sc $t: transport setup failed"; return 1; }
@@ -350,12 +368,12 @@ run()
 	blackhole|linkdown) ev=$sc ;;
 	esac
 	case $sc in
-	planes*|rtt*) limit=$(echo "$nplanes * $rate * $eff" | bc -l) ;;
-	fabric) limit=$(echo "4 * $rate * $eff" | bc -l) ;;
+	planes*|rtt*) limit=$(echo "$nplanes * $link_rate * $eff" | bc -l) ;;
+	fabric) limit=$(echo "4 * $link_rate * $eff" | bc -l) ;;
 	blackhole|linkdown)
 		# Four planes for the first half, three for the second.
 		evs=$(echo "$dur / 2" | bc -l)
-		limit=$(echo "3.5 * $rate * $eff" | bc -l)
+		limit=$(echo "3.5 * $link_rate * $eff" | bc -l)
 		;;
 	esac
 	case $sc in
@@ -391,12 +409,13 @@ run()
 	esac
 	c=$(grep -m 1 '"role":"client"' "$work/client")
 	extra=$(jq -cn --arg links "$links" --arg b "$before" --arg a "$after" \
-		--argjson rate "$rate" --arg ev "$ev" --argjson evs "$evs" \
+		--argjson rate "$link_rate" --arg ev "$ev" --argjson evs "$evs" \
+		--arg topo "$topo" \
 		--arg err "$(cat "$work/client.err")" --argjson rc $rc \
 		--argjson planes "$nplanes" '
 		($b | split(" ") | map(select(. != "") | tonumber)) as $b |
 		($a | split(" ") | map(select(. != "") | tonumber)) as $a |
-		{planes: $planes, rate_mbps: $rate, rc: $rc,
+		{planes: $planes, rate_mbps: $rate, topology: $topo, rc: $rc,
 		 links: [($links | split(" ") | map(select(. != ""))) as $l |
 			 range(0; $l | length) |
 			 {dev: $l[.], tx_bytes: ($a[.] - $b[.])}]}
