@@ -97,6 +97,8 @@ static int mrc_wait_sndbuf(struct mrc_sock *msk, int bytes, long *timeo)
 			break;
 		}
 		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		/* Pairs with mrc_write_space(): room freed now is seen. */
+		smp_mb__after_atomic();
 		sk_wait_event(sk, timeo, mrc_sndbuf_free(msk) >= bytes ||
 			      READ_ONCE(sk->sk_err) ||
 			      READ_ONCE(sk->sk_state) != TCP_ESTABLISHED, &wait);

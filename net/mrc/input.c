@@ -156,7 +156,7 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	nf_reset_ct(skb);
 	memset(cb, 0, sizeof(*cb));
 	cb->dsn = dsn;
-	cb->flags = hdr->flags;
+	cb->flags = hdr->flags & (MRC_F_LAST | MRC_F_FIN);
 	cb->msg_id = ntohl(hdr->msg_id);
 	cb->offset = ntohl(hdr->offset);
 	cb->len = skb->len;
@@ -267,11 +267,30 @@ static void mrc_rcv_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 			    hdr->flags);
 }
 
+/*
+ * The acknowledgment a DATA packet carries before its payload: take it and
+ * leave the payload.  False when the packet is malformed.
+ */
+static bool mrc_rcv_ack_ride(struct mrc_sock *msk, struct sk_buff *skb)
+{
+	const struct mrc_ack *ack;
+
+	if (!pskb_may_pull(skb, sizeof(*ack)))
+		return false;
+	ack = (const struct mrc_ack *)skb->data;
+	if (ack->nr_sack)
+		return false;
+	mrc_output_ack_rcvd(msk, ack, sizeof(*ack), MRC_PKT_ACK, 0);
+	__skb_pull(skb, sizeof(*ack));
+	return true;
+}
+
 static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 			 const struct mrc_hdr *hdr, struct sk_buff *skb,
 			 bool ce)
 {
 	u8 type = mrc_hdr_type(hdr), ack_type = MRC_PKT_ACK, ack_flags = 0;
+	u64 ack_delay = MRC_ACK_DELAY_NS;
 	struct sk_buff_head queue;
 	bool ack_now = false, nack;
 
@@ -303,6 +322,15 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 			ack_type = MRC_PKT_NACK;
 			break;
 		}
+		if ((hdr->flags & MRC_F_ACK) && !mrc_rcv_ack_ride(msk, skb))
+			goto drop;
+		/*
+		 * Less than a full packet: the sender is waiting for
+		 * something, maybe a reply that can carry the
+		 * acknowledgment.  Give it the time to come.
+		 */
+		if (skb->len < msk->mss)
+			ack_delay = MRC_ACK_DELAY_APP_NS;
 		nack = false;
 		ack_now = mrc_rcv_data(msk, hdr, skb, &nack);
 		skb = NULL;
@@ -333,7 +361,7 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 	if (ack_now)
 		mrc_output_ack(msk, ack_type, ack_flags, &queue);
 	else if (msk->ack_pending)
-		mrc_ack_arm(msk);
+		mrc_ack_arm(msk, ack_delay);
 	mrc_output_push(msk, &queue);
 	mrc_conn_check_end(msk);
 	mrc_timer_update(msk);

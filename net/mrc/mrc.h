@@ -412,8 +412,9 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 }
 
 /* Protocol constants; the design document explains them. */
+/* Room for the headers below us, ours (28 B) and an acknowledgment (24 B). */
 #define MRC_HEADROOM		(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
-				 sizeof(struct udphdr) + 28)
+				 sizeof(struct udphdr) + 28 + 24)
 #define MRC_INIT_CWND		32
 #define MRC_MIN_CWND		2
 #define MRC_ACK_EVERY		16
@@ -422,6 +423,7 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 #define MRC_PROBE_MIN_NS	(500 * NSEC_PER_USEC)
 #define MRC_PROBE_MAX_NS	(100 * NSEC_PER_MSEC)
 #define MRC_ACK_DELAY_NS	(50 * NSEC_PER_USEC)
+#define MRC_ACK_DELAY_APP_NS	(500 * NSEC_PER_USEC)
 #define MRC_RTO_INIT_NS		(20 * NSEC_PER_MSEC)
 #define MRC_RTO_MIN_NS		(1 * NSEC_PER_MSEC)
 #define MRC_RTO_VAR_MIN_NS	(2 * NSEC_PER_MSEC)
@@ -554,7 +556,7 @@ void mrc_path_planes_changed(struct mrc_net *mn);
 void mrc_timer_init(struct mrc_sock *msk);
 void mrc_timer_update(struct mrc_sock *msk);
 void mrc_rto_arm(struct mrc_sock *msk);
-void mrc_ack_arm(struct mrc_sock *msk);
+void mrc_ack_arm(struct mrc_sock *msk, u64 delay_ns);
 
 /* data.c */
 void mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts);

@@ -162,6 +162,36 @@ u16 mrc_some_ev(struct mrc_sock *msk, int id)
 	return cp->evs[get_random_u32_below(cp->nr_evs)].port;
 }
 
+/*
+ * The fixed part of an acknowledgment of what arrived; SACK blocks are the
+ * caller's.  What was pending is now told.
+ */
+static void mrc_ack_fill(struct mrc_sock *msk, struct mrc_ack *ack)
+{
+	mrc_rcv_update_window(msk);
+	ack->cum_dsn = htonl(msk->rcv_nxt);
+	ack->wnd_end = htonl(msk->rcv_wnd_end);
+	ack->echo_psn = htonl(msk->echo_psn);
+	ack->echo_dsn = htonl(msk->echo_dsn);
+	ack->echo_ev = htons(msk->echo_ev);
+	ack->delay_us = htonl(div_u64(ktime_get_ns() - msk->echo_time,
+				      NSEC_PER_USEC));
+	msk->ack_pending = 0;
+	msk->stats.acks_sent++;
+}
+
+/*
+ * A DATA packet going out can carry the acknowledgment that is due, as long
+ * as it needs no SACK blocks and fits in the packet: a reply then
+ * acknowledges its request, and request-response traffic sends no ACK
+ * packets of its own.
+ */
+static bool mrc_ack_rides(const struct mrc_sock *msk, const struct sk_buff *skb)
+{
+	return msk->ack_pending && msk->rcv_ring && !msk->rcv_ofo &&
+	       skb->len + sizeof(struct mrc_ack) <= msk->mss;
+}
+
 static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
 			 struct sk_buff_head *queue)
 {
@@ -171,6 +201,7 @@ static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
 	struct sk_buff *copy;
 	struct mrc_hdr *hdr;
 	struct mrc_ev *ev;
+	u8 flags;
 
 	ev = mrc_path_next_ev(cp, resend ? cb->ev : 0);
 	ev->tx_packets++;
@@ -196,8 +227,12 @@ static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
 				 skb_clone(skb, GFP_ATOMIC);
 	if (!copy)
 		return;	/* found lost later, like any drop */
-	hdr = mrc_push_hdr(copy, MRC_PKT_DATA,
-			   cb->flags | (resend ? MRC_F_RETX : 0), cb->ev,
+	flags = cb->flags | (resend ? MRC_F_RETX : 0);
+	if (mrc_ack_rides(msk, copy)) {
+		mrc_ack_fill(msk, skb_push(copy, sizeof(struct mrc_ack)));
+		flags |= MRC_F_ACK;
+	}
+	hdr = mrc_push_hdr(copy, MRC_PKT_DATA, flags, cb->ev,
 			   msk->rcid, msk->lcid);
 	hdr->psn = htonl(cb->psn);
 	hdr->dsn = htonl(cb->dsn);
@@ -547,14 +582,7 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 	}
 	ack->nr_sack = nr;
 
-	mrc_rcv_update_window(msk);
-	ack->cum_dsn = htonl(msk->rcv_nxt);
-	ack->wnd_end = htonl(msk->rcv_wnd_end);
-	ack->echo_psn = htonl(msk->echo_psn);
-	ack->echo_dsn = htonl(msk->echo_dsn);
-	ack->echo_ev = htons(msk->echo_ev);
-	ack->delay_us = htonl(div_u64(ktime_get_ns() - msk->echo_time,
-				      NSEC_PER_USEC));
+	mrc_ack_fill(msk, ack);
 
 	if (!(msk->plane_mask & BIT(id)) || !mrc_path_plane_up(msk, id))
 		id = mrc_path_pick_plane(msk, -1);
@@ -563,8 +591,6 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 	hdr = mrc_push_hdr(skb, type, flags, mrc_some_ev(msk, id),
 			   msk->rcid, msk->lcid);
 	hdr->psn = htonl(msk->next_psn++);
-	msk->ack_pending = 0;
-	msk->stats.acks_sent++;
 	mrc_queue_xmit(queue, skb, id, ntohs(hdr->ev), &msk->planes[id].raddr);
 }
 

@@ -27,6 +27,7 @@ enum mrc_pkt_type {
 #define MRC_F_FIN		0x02	/* the sender sends no more data */
 #define MRC_F_RETX		0x04	/* a resend */
 #define MRC_F_TRIMMED		0x08	/* a switch cut the payload off */
+#define MRC_F_ACK		0x10	/* an mrc_ack, no SACK, before the payload */
 
 /* Flags of ACK and NACK packets. */
 #define MRC_F_ECE		0x01	/* the echoed packet was marked CE */

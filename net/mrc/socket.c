@@ -234,13 +234,25 @@ static bool mrc_writable(const struct mrc_sock *msk)
 	return mrc_sndbuf_free(msk) >= need;
 }
 
+/*
+ * Acknowledged data freed room: wake a writer that found none (it set
+ * SOCK_NOSPACE), not the reader that shares the wait queue.  An error, the
+ * end of the connection or an acknowledged FIN (SO_LINGER) wakes everyone.
+ */
 static void mrc_write_space(struct sock *sk)
 {
+	struct mrc_sock *msk = mrc_sk(sk);
+	struct socket *sock = sk->sk_socket;
 	struct socket_wq *wq;
 
-	if (!mrc_writable(mrc_sk(sk)) &&
-	    READ_ONCE(sk->sk_wmem_queued) && !sk->sk_err)
-		return;
+	if (!sk->sk_err && !msk->dead && !msk->fin_acked) {
+		/* Pairs with the barrier after setting SOCK_NOSPACE. */
+		smp_mb();
+		if (!sock || !test_bit(SOCK_NOSPACE, &sock->flags) ||
+		    !mrc_writable(msk))
+			return;
+		clear_bit(SOCK_NOSPACE, &sock->flags);
+	}
 	rcu_read_lock();
 	wq = rcu_dereference(sk->sk_wq);
 	if (skwq_has_sleeper(wq))

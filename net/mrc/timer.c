@@ -159,19 +159,25 @@ static enum hrtimer_restart mrc_ack_fire(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-void mrc_ack_arm(struct mrc_sock *msk)
+/* Acknowledge within @delay_ns, or sooner if that was already planned. */
+void mrc_ack_arm(struct mrc_sock *msk, u64 delay_ns)
 {
+	ktime_t when;
+
 	lockdep_assert_held(&msk->lock);
-	if (msk->dead || hrtimer_is_queued(&msk->ack_timer))
+	if (msk->dead)
 		return;
-	hrtimer_start(&msk->ack_timer, ns_to_ktime(MRC_ACK_DELAY_NS),
-		      HRTIMER_MODE_REL_SOFT);
+	when = ktime_add_ns(ktime_get(), delay_ns);
+	if (hrtimer_is_queued(&msk->ack_timer) &&
+	    !ktime_after(hrtimer_get_expires(&msk->ack_timer), when))
+		return;
+	hrtimer_start(&msk->ack_timer, when, HRTIMER_MODE_ABS_SOFT);
 }
 
 void mrc_timer_init(struct mrc_sock *msk)
 {
 	hrtimer_init(&msk->rto_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	msk->rto_timer.function = mrc_rto_fire;
-	hrtimer_init(&msk->ack_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	hrtimer_init(&msk->ack_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	msk->ack_timer.function = mrc_ack_fire;
 }
