@@ -29,16 +29,49 @@ void mrc_conn_init(struct mrc_sock *msk)
 	mrc_timer_init(msk);
 }
 
-/* The rings are bounded by MRC_RING_SIZE, whoever asks for them. */
-int mrc_conn_alloc_rings(struct mrc_sock *msk, gfp_t gfp)
+/*
+ * A connection gets each ring when it first needs it, so that one that
+ * stays idle, or sends one way only, does not hold 8 KiB per direction it
+ * does not use.  Both are bounded by MRC_RING_SIZE and live as long as the
+ * socket.
+ *
+ * The send ring comes before the first packet is queued, in process
+ * context.
+ */
+int mrc_conn_snd_ring(struct mrc_sock *msk, gfp_t gfp)
 {
-	msk->snd_ring = kcalloc(MRC_RING_SIZE, sizeof(*msk->snd_ring), gfp);
-	msk->rcv_ring = kcalloc(MRC_RING_SIZE, sizeof(*msk->rcv_ring), gfp);
-	msk->rcv_map = bitmap_zalloc(MRC_RING_SIZE, gfp);
-	msk->ev_table = kcalloc(MRC_MAX_EVS, sizeof(*msk->ev_table), gfp);
-	if (msk->snd_ring && msk->rcv_ring && msk->rcv_map && msk->ev_table)
+	struct sk_buff **ring;
+
+	if (READ_ONCE(msk->snd_ring))
 		return 0;
-	mrc_conn_free_rings(msk);
+	ring = kcalloc(MRC_RING_SIZE, sizeof(*ring), gfp | __GFP_ACCOUNT);
+	if (!ring)
+		return -ENOBUFS;
+	spin_lock_bh(&msk->lock);
+	if (!msk->snd_ring) {
+		WRITE_ONCE(msk->snd_ring, ring);
+		ring = NULL;
+	}
+	spin_unlock_bh(&msk->lock);
+	kfree(ring);
+	return 0;
+}
+
+/* The receive ring comes with the first DATA packet, in softirq context. */
+int mrc_conn_rcv_ring(struct mrc_sock *msk)
+{
+	lockdep_assert_held(&msk->lock);
+	if (msk->rcv_ring)
+		return 0;
+	msk->rcv_map = bitmap_zalloc(MRC_RING_SIZE, GFP_ATOMIC);
+	msk->rcv_ring = kcalloc(MRC_RING_SIZE, sizeof(*msk->rcv_ring),
+				GFP_ATOMIC);
+	if (msk->rcv_ring && msk->rcv_map)
+		return 0;
+	kfree(msk->rcv_ring);
+	bitmap_free(msk->rcv_map);
+	msk->rcv_ring = NULL;
+	msk->rcv_map = NULL;
 	return -ENOMEM;
 }
 
@@ -220,42 +253,57 @@ static bool mrc_ev_taken(const struct mrc_sock *msk, u32 n, u16 port)
 	return false;
 }
 
-static void mrc_conn_draw_evs(struct mrc_sock *msk, int nr_shared)
+/* Each shared plane's EVs, as many as the plane asks for, in one table. */
+static int mrc_conn_draw_evs(struct mrc_sock *msk, int nr_shared)
 {
 	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
-	struct mrc_ev *ev = msk->ev_table;
-	u32 per_plane, total = 0, i;
+	u16 nr[MRC_MAX_PLANES] = {};
+	u32 total = 0, i;
 	struct mrc_plane *plane;
+	struct mrc_ev *ev;
 	int id;
 
 	rcu_read_lock();
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
-		struct mrc_conn_plane *cp = &msk->planes[id];
-
 		if (!(msk->plane_mask & BIT(id)))
 			continue;
 		plane = rcu_dereference(mn->plane_by_id[id]);
-		per_plane = plane ? mrc_plane_evs(plane) : mn->default_evs;
-		per_plane = clamp_t(u32, per_plane, 1, MRC_MAX_EVS / nr_shared);
+		nr[id] = clamp_t(u32, plane ? mrc_plane_evs(plane) :
+				 mn->default_evs, 1, MRC_MAX_EVS / nr_shared);
+		msk->planes[id].up = plane &&
+			READ_ONCE(plane->state) == MRC_PLANE_STATE_UP;
+		total += nr[id];
+	}
+	rcu_read_unlock();
+
+	ev = kcalloc(total, sizeof(*ev), GFP_ATOMIC);
+	if (!ev)
+		return -ENOMEM;
+	kfree(msk->ev_table);
+	msk->ev_table = ev;
+	total = 0;
+	for (id = 0; id < MRC_MAX_PLANES; id++) {
+		struct mrc_conn_plane *cp = &msk->planes[id];
+
+		if (!nr[id])
+			continue;
 		cp->evs = ev;
-		cp->nr_evs = per_plane;
-		cp->nr_active = per_plane;
+		cp->nr_evs = nr[id];
+		cp->nr_active = nr[id];
 		cp->next_ev = 0;
-		cp->up = plane && READ_ONCE(plane->state) == MRC_PLANE_STATE_UP;
-		for (i = 0; i < per_plane; i++) {
+		for (i = 0; i < nr[id]; i++) {
 			u16 port;
 
 			do {
 				port = MRC_EV_MIN +
 				       get_random_u32_below(U16_MAX - MRC_EV_MIN + 1);
 			} while (mrc_ev_taken(msk, total + i, port));
-			memset(&ev[i], 0, sizeof(ev[i]));
 			ev[i].port = port;
 		}
-		ev += per_plane;
-		total += per_plane;
+		ev += nr[id];
+		total += nr[id];
 	}
-	rcu_read_unlock();
+	return 0;
 }
 
 /*
@@ -304,7 +352,8 @@ int mrc_conn_set_planes(struct mrc_sock *msk, const struct mrc_syn *syn,
 
 	msk->mss = min_t(u32, mrc_conn_local_mss(mn), ntohs(syn->max_payload));
 	msk->mss = max(msk->mss, 256U);
-	mrc_conn_draw_evs(msk, nr_shared);
+	if (mrc_conn_draw_evs(msk, nr_shared))
+		return -ENOMEM;
 	for (i = 0; i < MRC_MAX_PLANES; i++) {
 		msk->planes[i].cwnd = MRC_INIT_CWND;
 		msk->planes[i].ssthresh = MRC_RING_SIZE;

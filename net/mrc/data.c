@@ -144,6 +144,8 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 	int err;
 
 	err = mrc_send_check(sock, sk, &timeo);
+	if (!err)
+		err = mrc_conn_snd_ring(msk, sk->sk_allocation);
 	if (err)
 		return err;
 

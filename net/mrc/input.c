@@ -117,7 +117,8 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	u32 dsn = ntohl(hdr->dsn), slot;
 	bool in_order;
 
-	if (!msk->rcv_ring)
+	/* Found missing later, like any drop. */
+	if (mrc_conn_rcv_ring(msk))
 		goto drop;
 	if (mrc_before(dsn, msk->rcv_nxt)) {
 		msk->stats.rx_duplicates++;

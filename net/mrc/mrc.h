@@ -211,9 +211,11 @@ enum mrc_ev_state {
  * @probe_shift: backoff of the probes of a retired EV
  * @skip: picks to skip after a CE mark, so marked paths carry less
  * @probe_psn: PSN of the last probe sent on it
+ * @losses: packets found lost on it
  * @next_probe: when to probe a retired EV again
  * @tx_packets: DATA packets sent on it
- * @losses: packets found lost on it
+ *
+ * 32 bytes: a connection has up to %MRC_MAX_EVS of them.
  */
 struct mrc_ev {
 	u16	port;
@@ -221,9 +223,9 @@ struct mrc_ev {
 	u8	probe_shift;
 	u32	skip;
 	u32	probe_psn;
+	u32	losses;
 	u64	next_probe;
 	u64	tx_packets;
-	u32	losses;
 };
 
 /**
@@ -482,7 +484,8 @@ void mrc_socket_exit(void);
 
 /* conn.c */
 void mrc_conn_init(struct mrc_sock *msk);
-int mrc_conn_alloc_rings(struct mrc_sock *msk, gfp_t gfp);
+int mrc_conn_snd_ring(struct mrc_sock *msk, gfp_t gfp);
+int mrc_conn_rcv_ring(struct mrc_sock *msk);
 void mrc_conn_free_rings(struct mrc_sock *msk);
 int mrc_conn_hash(struct mrc_sock *msk);
 void mrc_conn_unhash(struct mrc_sock *msk);

@@ -503,8 +503,14 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 
 	if (len < struct_size(ack, sack, nr))
 		return;
-	if (mrc_before(msk->snd_nxt, cum) || !msk->snd_ring)
+	if (mrc_before(msk->snd_nxt, cum))
 		return;
+	if (!msk->snd_ring) {
+		/* Nothing sent yet: only the window can have news. */
+		if (mrc_before(msk->snd_wnd_end, ntohl(ack->wnd_end)))
+			msk->snd_wnd_end = ntohl(ack->wnd_end);
+		return;
+	}
 
 	if (flags & MRC_F_PROBE_ECHO)
 		mrc_path_probe_answered(msk, ntohs(ack->echo_ev),
@@ -546,7 +552,7 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 	bool in_run = false;
 
 	lockdep_assert_held(&msk->lock);
-	if (msk->dead || !msk->rcv_ring)
+	if (msk->dead)
 		return;
 	skb = mrc_alloc_skb(struct_size(ack, sack, MRC_MAX_SACK_BLOCKS),
 			    GFP_ATOMIC);

@@ -363,19 +363,14 @@ static int mrc_connect_start(struct mrc_sock *msk, const struct mrc_addr *daddr,
 	id = mrc_plane_for_dest(msk, daddr, scope_id);
 	if (id < 0)
 		return id;
-	err = mrc_conn_alloc_rings(msk, GFP_KERNEL);
-	if (err)
-		return err;
 
 	msk->daddr = *daddr;
 	msk->dport = dport;
 	msk->syn_plane = id;
 	mrc_set_initial_seq(msk);
 	err = mrc_conn_hash(msk);
-	if (err) {
-		mrc_conn_free_rings(msk);
+	if (err)
 		return err;
-	}
 
 	__skb_queue_head_init(&queue);
 	spin_lock_bh(&msk->lock);
@@ -519,8 +514,7 @@ struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 	msk->daddr = *saddr;
 	msk->syn_plane = plane_id;
 	msk->rcid = ntohl(hdr->src_cid);
-	if (mrc_conn_alloc_rings(msk, GFP_ATOMIC) ||
-	    mrc_conn_set_planes(msk, syn, len))
+	if (mrc_conn_set_planes(msk, syn, len))
 		goto err_free;
 	mrc_set_initial_seq(msk);
 	msk->snd_wnd_end = msk->snd_nxt +
@@ -687,6 +681,7 @@ static void mrc_send_fin(struct mrc_sock *msk)
 
 	if (msk->fin_queued || msk->sk.sk_state != TCP_ESTABLISHED)
 		return;
+	mrc_conn_snd_ring(msk, GFP_KERNEL | __GFP_NOFAIL);
 	skb = mrc_alloc_skb(0, GFP_KERNEL | __GFP_NOFAIL);
 	memset(MRC_SKB_CB(skb), 0, sizeof(struct mrc_skb_cb));
 	MRC_SKB_CB(skb)->flags = MRC_F_FIN;
