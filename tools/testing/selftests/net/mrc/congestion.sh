@@ -20,6 +20,11 @@
 #   what the plane carries here without one, in Mbit/s, at most 100,
 #   over a buffer of four bandwidth-delay products and at least
 #   16 KiB) runs at 80% of the limit or more.
+# - Mixed delays: two planes, one plain veth (tens of microseconds) and one
+#   with a 5 ms round trip: the slow plane still carries its share of the
+#   packets, and the connection is not held back by it: at least half the
+#   rate of the plain plane alone, with no gap in delivery longer than
+#   250 ms (the receiver's longest stall).
 #
 # The per-plane figures come from "mrcctl -j -s conn show" on the sender,
 # polled during each transfer (the connection is gone once it is over).
@@ -45,7 +50,7 @@ for mod in sch_tbf sch_red sch_netem sch_ingress cls_bpf; do
 	fi
 done
 
-mrc_plan 17
+mrc_plan 21
 
 # Bytes per transfer, and for the measure of a plane without a limit.
 SIZE=$((32 << 20))
@@ -56,6 +61,13 @@ ECN_RATE=5
 # The long link: one-way delay, and the floor on the rate reached.
 DELAY_MS=5
 FLOOR_PCT=80
+# Mixed delays: the slow plane's one-way delay; the floors on its share of
+# the packets and on the rate, against the plain plane alone; the longest
+# stall allowed.
+MIXED_DELAY_US=2500
+MIXED_SHARE_PCT=2
+MIXED_RATE_PCT=50
+MIXED_STALL_MS=250
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -118,7 +130,7 @@ xfer()
 
 	port=$((port + 1))
 	rm -f "$tmp/$name".*
-	ip netns exec "$B" "$XFER" -l -p "$port" -T "$limit" > "$tmp/$name.s" \
+	ip netns exec "$B" "$XFER" -l -p "$port" -g -T "$limit" > "$tmp/$name.s" \
 		2> "$tmp/$name.serr" &
 	srv=$!
 	mrc_wait_for 30 mrc_server_ready "$tmp/$name.s" "$srv"
@@ -390,6 +402,69 @@ long_rate()
 }
 
 ############################################################################
+# Mixed delays: plane 1 plain, plane 2 with a 5 ms round trip
+
+# plane_down NS K: plane K of NS is not up.
+plane_down()
+{
+	"$MRCCTL" -n "$1" plane show |
+		awk -v k="$2" '$1 == k && $4 != "up" { f = 1 } END { exit !f }'
+}
+
+mixed_base()
+{
+	ip -n "$A" link set veth2 down || return 1
+	mrc_wait_for 10 plane_down "$A" 2 || mrc_fail "plane 2 still up" ||
+		return 1
+	xfer mixed_base "$BASE_SIZE" 10.0.1.2 || return 1
+	base=$(mbit "$BASE_SIZE" "$elapsed_ns")
+	mrc_info "plane 1 alone: $base Mbit/s"
+	ip -n "$A" link set veth2 up &&
+		mrc_wait_for 10 mrc_planes_up "$A" 2 &&
+		mrc_wait_for 10 mrc_planes_up "$B" 2 ||
+		mrc_fail "plane 2 did not come back"
+}
+
+mixed_transfer()
+{
+	tc -n "$A" qdisc add dev veth2 root netem delay "${MIXED_DELAY_US}us" \
+		limit 100000 &&
+		tc -n "$B" qdisc add dev veth2 root netem \
+			delay "${MIXED_DELAY_US}us" limit 100000 || return 1
+	xfer mixed "$SIZE" 10.0.1.2 && mixed_done=1
+}
+
+mixed_share()
+{
+	local total
+
+	[ -n "$mixed_done" ] || mrc_fail "the transfer failed" || return 1
+	figures mixed
+	plane_stats mixed tx_packets || return 1
+	total=$((stats[0] + stats[1]))
+	[ $((stats[1] * 100)) -ge $((total * MIXED_SHARE_PCT)) ] ||
+		mrc_fail "the slow plane sent ${stats[1]} of $total packets"
+}
+
+mixed_rate()
+{
+	local got stall
+
+	[ -n "$mixed_done" ] && [ -n "$base" ] ||
+		mrc_fail "no transfer to compare" || return 1
+	got=$(mbit "$SIZE" "$elapsed_ns")
+	stall=$(awk '$1 == "conn" && $9 == "stall_ms" { print $10; exit }' \
+		"$tmp/mixed.s")
+	echo "# mixed delays: $got Mbit/s (plane 1 alone: $base), longest stall ${stall:-?} ms"
+	awk -v g="$got" -v b="$base" -v f="$MIXED_RATE_PCT" \
+		'BEGIN { exit !(g * 100 >= b * f) }' ||
+		mrc_fail "below $MIXED_RATE_PCT% of plane 1 alone" || return 1
+	[ -n "$stall" ] || mrc_fail "the receiver told no stall" || return 1
+	awk -v s="$stall" -v m="$MIXED_STALL_MS" 'BEGIN { exit !(s <= m) }' ||
+		mrc_fail "a stall of $stall ms"
+}
+
+############################################################################
 
 A=mrcg-$suffix-a
 B=mrcg-$suffix-b
@@ -439,5 +514,21 @@ mrc_check "long link: 8 MiB stream on one plane without a limit" long_base
 mrc_check "long link: 32 MiB stream over ${DELAY_MS} ms and the rate limit, same SHA-256" \
 	long_transfer
 mrc_check "long link: at least $FLOOR_PCT% of the rate limit" long_rate
+mrc_cleanup
+
+A=mrcg-$suffix-ma
+B=mrcg-$suffix-mb
+base=
+mixed_done=
+if ! hosts "$A" "$B" 4 2; then
+	mrc_fail "cannot build the topology of mixed delays"
+fi
+mrc_check "mixed delays: 8 MiB stream on plane 1 alone" mixed_base
+mrc_check "mixed delays: 32 MiB stream over a plain plane and a 5 ms one, same SHA-256" \
+	mixed_transfer
+mrc_check "mixed delays: the 5 ms plane carries at least $MIXED_SHARE_PCT% of the packets" \
+	mixed_share
+mrc_check "mixed delays: at least $MIXED_RATE_PCT% of plane 1 alone, no stall over $MIXED_STALL_MS ms" \
+	mixed_rate
 
 mrc_finish
