@@ -25,6 +25,23 @@ static void mrc_count_drop(struct mrc_net *mn)
 	atomic64_inc(&mn->rx_dropped);
 }
 
+/*
+ * An RST for a packet that names no connection or listener here, at most
+ * MRC_RST_PER_SEC a second in a namespace: forged packets must not make
+ * the host a reflector.
+ */
+static void mrc_rst_stray(struct mrc_net *mn, int plane_id, u32 dst_cid,
+			  u32 src_cid, const struct mrc_addr *raddr)
+{
+	struct sk_buff_head queue;
+
+	if (!__ratelimit(&mn->rst_limit))
+		return;
+	__skb_queue_head_init(&queue);
+	mrc_output_rst_to(&queue, plane_id, dst_cid, src_cid, raddr);
+	mrc_xmit(mn->net, &queue);
+}
+
 static void mrc_skb_saddr(const struct sk_buff *skb, sa_family_t family,
 			  struct mrc_addr *addr)
 {
@@ -421,8 +438,7 @@ static void mrc_rcv_syn(struct mrc_net *mn, struct mrc_plane *plane,
 
 	lmsk = mrc_listener_get(mn, ntohs(syn->dst_port));
 	if (!lmsk) {
-		mrc_output_rst_to(&queue, plane->id, rcid, 0, saddr);
-		mrc_xmit(mn->net, &queue);
+		mrc_rst_stray(mn, plane->id, rcid, 0, saddr);
 		goto drop;
 	}
 	spin_lock(&lmsk->lock);
@@ -476,15 +492,9 @@ int mrc_input(struct sock *usk, struct sk_buff *skb)
 	msk = mrc_conn_lookup(mn, ntohl(hdr.dst_cid));
 	if (!msk) {
 		/* Answer what a live peer waits on, never an RST. */
-		if (type == MRC_PKT_DATA || type == MRC_PKT_PROBE) {
-			struct sk_buff_head queue;
-
-			__skb_queue_head_init(&queue);
-			mrc_output_rst_to(&queue, plane->id,
-					  ntohl(hdr.src_cid),
-					  ntohl(hdr.dst_cid), &saddr);
-			mrc_xmit(mn->net, &queue);
-		}
+		if (type == MRC_PKT_DATA || type == MRC_PKT_PROBE)
+			mrc_rst_stray(mn, plane->id, ntohl(hdr.src_cid),
+				      ntohl(hdr.dst_cid), &saddr);
 		goto drop_count;
 	}
 

@@ -14,6 +14,7 @@
 #include <linux/udp.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/ratelimit.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <net/net_namespace.h>
@@ -39,6 +40,7 @@
  * @conns_lock: protects @conns and @conns_by_peer
  * @rx_dropped: packets that belong to no connection, or are malformed
  * @syn_dropped: SYNs refused for a full backlog or lack of memory
+ * @rst_limit: bounds the RSTs sent for packets that name no connection
  *
  * @planes, @nr_planes, @udp_port and @default_evs change under RTNL;
  * @planes is also an RCU list for readers on the data path.
@@ -60,6 +62,7 @@ struct mrc_net {
 	spinlock_t		conns_lock;	/* taken with BHs off */
 	atomic64_t		rx_dropped;
 	atomic64_t		syn_dropped;
+	struct ratelimit_state	rst_limit;
 };
 
 /**
@@ -420,6 +423,7 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 #define MRC_INIT_CWND		32
 #define MRC_MIN_CWND		2
 #define MRC_ACK_EVERY		16
+#define MRC_RST_PER_SEC		1000
 #define MRC_PUSH_BURST		64
 #define MRC_CE_SKIP		4
 #define MRC_PROBE_MIN_NS	(500 * NSEC_PER_USEC)

@@ -96,6 +96,9 @@ static int __net_init mrc_net_init(struct net *net)
 	hash_init(mn->conns);
 	hash_init(mn->conns_by_peer);
 	spin_lock_init(&mn->conns_lock);
+	/* Quietly: the peer decides how often this limit is hit. */
+	ratelimit_state_init(&mn->rst_limit, HZ, MRC_RST_PER_SEC);
+	ratelimit_set_flags(&mn->rst_limit, RATELIMIT_MSG_ON_RELEASE);
 	mrc_plane_net_init(mn);
 
 	if (!proc_create_net("mrc", 0444, net->proc_net, &mrc_seq_ops,
