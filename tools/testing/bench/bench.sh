@@ -332,7 +332,7 @@ setup()
 	case $sc in
 	planes*)
 		planes "${sc#planes}" 1
-		topo="${sc#planes} planes of $link_rate Mbit/s"
+		topo="${sc#planes} plane$([ "${sc#planes}" = 1 ] || echo s) of $link_rate Mbit/s"
 		;;
 	blackhole|linkdown)
 		planes 4 1
