@@ -796,6 +796,75 @@ TEST_F(conn, send_recv)
 	EXPECT_EQ(0, memcmp(in, out + 500, 100));
 }
 
+/* Packets that the devices of SIDE's namespace sent, lo aside. */
+static long long tx_packets(int side)
+{
+	unsigned long long v[10];
+	char line[512], name[64];
+	long long sum = 0;
+	char *colon;
+	FILE *f;
+
+	if (setns(env.ns[side], CLONE_NEWNET))
+		return -1;
+	f = fopen("/proc/thread-self/net/dev", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		if (sscanf(line, "%63s", name) != 1 || !strcmp(name, "lo"))
+			continue;
+		/* Eight receive counters, then transmitted bytes, packets. */
+		if (sscanf(colon + 1,
+			   "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+			   &v[7], &v[8], &v[9]) == 10)
+			sum += v[9];
+	}
+	fclose(f);
+	return sum;
+}
+
+/*
+ * Request and reply: the reply, sent at once, carries the acknowledgment
+ * of the request, so the server sends one packet a round trip, not a DATA
+ * and an ACK.  Rounds are a millisecond apart, longer than any delay of an
+ * acknowledgment, so that none covers two rounds; the client's own
+ * acknowledgments of the replies go alone.
+ */
+TEST_F(conn, replies_carry_acks)
+{
+	int flags = variant->type == SOCK_STREAM ? MSG_WAITALL : 0;
+	const long long rounds = 200;
+	long long c0, s0, c1, s1;
+	char buf[64];
+	int i;
+
+	fill(buf, sizeof(buf), 0, 1);
+	c0 = tx_packets(CLIENT);
+	s0 = tx_packets(SERVER);
+	ASSERT_LE(0, c0);
+	ASSERT_LE(0, s0);
+	for (i = 0; i < rounds; i++) {
+		ASSERT_EQ(64, send(self->cfd, buf, 64, 0));
+		ASSERT_EQ(64, recv(self->sfd, buf, 64, flags));
+		ASSERT_EQ(64, send(self->sfd, buf, 64, 0));
+		ASSERT_EQ(64, recv(self->cfd, buf, 64, flags));
+		usleep(1000);
+	}
+	c1 = tx_packets(CLIENT);
+	s1 = tx_packets(SERVER);
+	TH_LOG("%lld round trips: the client sent %lld packets, the server %lld",
+	       rounds, c1 - c0, s1 - s0);
+	/* The server: a DATA a round, and few ACKs of its own. */
+	EXPECT_LE(rounds, c1 - c0);
+	EXPECT_LE(rounds, s1 - s0);
+	EXPECT_GT(rounds * 3 / 2, s1 - s0);
+}
+
 /* Nothing to read: MSG_DONTWAIT and O_NONBLOCK give EAGAIN. */
 TEST_F(conn, dontwait)
 {
