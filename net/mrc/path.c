@@ -182,24 +182,12 @@ u64 mrc_path_next_probe(struct mrc_sock *msk)
 /* An acknowledgment answered the probe @psn on EV @port: it works again. */
 void mrc_path_probe_answered(struct mrc_sock *msk, u16 port, u32 psn)
 {
-	int id;
-	u32 i;
+	struct mrc_conn_plane *cp;
+	struct mrc_ev *ev = mrc_path_find_ev(msk, port, &cp);
 
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
-		struct mrc_conn_plane *cp = &msk->planes[id];
-
-		if (!(msk->plane_mask & BIT(id)))
-			continue;
-		for (i = 0; i < cp->nr_evs; i++) {
-			struct mrc_ev *ev = &cp->evs[i];
-
-			if (ev->port == port && ev->state == MRC_EV_RETIRED &&
-			    ev->probe_psn == psn) {
-				mrc_path_restore(cp, ev);
-				return;
-			}
-		}
-	}
+	/* EVs are unique in a connection: the port names one. */
+	if (ev && ev->state == MRC_EV_RETIRED && ev->probe_psn == psn)
+		mrc_path_restore(cp, ev);
 }
 
 /* The EV @port of the connection, and its plane in @cpp. */
