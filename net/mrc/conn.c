@@ -409,14 +409,16 @@ void mrc_conn_done(struct mrc_sock *msk, int err)
 		sock_put(sk);
 }
 
-/* Free what the send side holds; the receive queue stays readable. */
-static void mrc_conn_purge(struct mrc_sock *msk)
+/*
+ * Free what the send side and the reordering ring hold; the receive queue
+ * stays readable.  Under msk->lock, or from the socket's destructor when
+ * nothing else can reach it.
+ */
+void mrc_conn_purge(struct mrc_sock *msk)
 {
-	struct sock *sk = &msk->sk;
 	struct sk_buff *skb;
 	u32 i;
 
-	spin_lock_bh(&msk->lock);
 	while ((skb = __skb_dequeue(&msk->write_queue)))
 		mrc_output_free_skb(msk, skb);
 	for (i = 0; msk->snd_ring && i < MRC_RING_SIZE; i++) {
@@ -439,8 +441,6 @@ static void mrc_conn_purge(struct mrc_sock *msk)
 	}
 	msk->rcv_ofo = 0;
 	msk->rcv_ofo_mem = 0;
-	spin_unlock_bh(&msk->lock);
-	sk->sk_write_space(sk);
 }
 
 void mrc_conn_destroy_work(struct work_struct *work)
@@ -452,7 +452,10 @@ void mrc_conn_destroy_work(struct work_struct *work)
 	/* msk->dead keeps them from being armed again. */
 	hrtimer_cancel(&msk->rto_timer);
 	hrtimer_cancel(&msk->ack_timer);
+	spin_lock_bh(&msk->lock);
 	mrc_conn_purge(msk);
+	spin_unlock_bh(&msk->lock);
+	sk->sk_write_space(sk);
 	mrc_conn_unhash(msk);
 	sock_put(sk);
 }

@@ -55,17 +55,29 @@ err:
 	return -ENOBUFS;
 }
 
-void mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts)
+/*
+ * Queue @pkts and send what the windows allow.  A connection that ended
+ * meanwhile (sendmsg() sleeps without msk->lock) takes nothing: its queues
+ * were purged once and would never be again.
+ */
+int mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts)
 {
 	struct sk_buff_head queue;
+	int err = 0;
 
 	__skb_queue_head_init(&queue);
 	spin_lock_bh(&msk->lock);
-	mrc_output_queue(msk, pkts);
-	mrc_output_push(msk, &queue);
-	mrc_timer_update(msk);
+	if (msk->dead) {
+		err = msk->sk.sk_err ? -msk->sk.sk_err : -EPIPE;
+	} else {
+		mrc_output_queue(msk, pkts);
+		mrc_output_push(msk, &queue);
+		mrc_timer_update(msk);
+	}
 	spin_unlock_bh(&msk->lock);
+	__skb_queue_purge(pkts);
 	mrc_xmit(sock_net(&msk->sk), &queue);
+	return err;
 }
 
 /* Wait until @bytes fit in the send buffer, or an error. */
@@ -162,8 +174,10 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 		err = mrc_cut(msk, msg, len, true, &pkts);
 		if (err)
 			return err;
+		err = mrc_send_pkts(msk, &pkts);
+		if (err)
+			return err;
 		msk->snd_msg_id++;
-		mrc_send_pkts(msk, &pkts);
 		return len;
 	}
 
@@ -179,9 +193,11 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 		err = mrc_cut(msk, msg, n, false, &pkts);
 		if (err)
 			break;
+		err = mrc_send_pkts(msk, &pkts);
+		if (err)
+			break;
 		msk->snd_offset += n;
 		sent += n;
-		mrc_send_pkts(msk, &pkts);
 	}
 	return sent ?: err;
 }
@@ -214,15 +230,57 @@ static void mrc_recv_done(struct mrc_sock *msk)
 	mrc_xmit(sock_net(&msk->sk), &queue);
 }
 
+/*
+ * Finding data in the receive queue.  The socket lock keeps other readers
+ * from unlinking and freeing what we find, and the receive path only
+ * appends, so a pointer into the queue holds while the caller keeps the
+ * socket lock, and no longer: after a wait (which releases it) the reader
+ * finds its place again by a byte count, as TCP's peek does.
+ */
+
+/* The packet after @skb in the receive queue, or NULL. */
 static struct sk_buff *mrc_rcv_next(struct mrc_sock *msk, struct sk_buff *skb)
 {
-	struct sk_buff_head *q = &msk->sk.sk_receive_queue;
 	struct sk_buff *next;
 
 	spin_lock_bh(&msk->lock);
-	next = skb ? skb_peek_next(skb, q) : skb_peek(q);
+	next = skb_peek_next(skb, &msk->sk.sk_receive_queue);
 	spin_unlock_bh(&msk->lock);
 	return next;
+}
+
+static struct sk_buff *mrc_rcv_head(struct mrc_sock *msk)
+{
+	struct sk_buff *skb;
+
+	spin_lock_bh(&msk->lock);
+	skb = skb_peek(&msk->sk.sk_receive_queue);
+	spin_unlock_bh(&msk->lock);
+	return skb;
+}
+
+/*
+ * The packet that holds byte @off of what the reader has not consumed,
+ * and in @skb_off the place of that byte in it.
+ */
+static struct sk_buff *mrc_rcv_find(struct mrc_sock *msk, size_t off,
+				    unsigned int *skb_off)
+{
+	struct sk_buff *skb, *found = NULL;
+
+	spin_lock_bh(&msk->lock);
+	skb_queue_walk(&msk->sk.sk_receive_queue, skb) {
+		unsigned int start = MRC_SKB_CB(skb)->consumed;
+
+		if (off < skb->len - start) {
+			*skb_off = start + off;
+			found = skb;
+			break;
+		}
+		off -= skb->len - start;
+	}
+	spin_unlock_bh(&msk->lock);
+	return found;
 }
 
 /* The reader is done with @n more bytes of the head packet. */
@@ -242,21 +300,25 @@ static void mrc_rcv_consume(struct mrc_sock *msk, struct sk_buff *skb,
 	}
 	spin_unlock_bh(&msk->lock);
 	if (done)
-		kfree_skb(skb);
+		consume_skb(skb);
 }
 
-/* Sleep until the receive queue changes; 0 or an error to return. */
-static int mrc_rcv_wait(struct sock *sk, long *timeo, struct sk_buff *last)
+/*
+ * Sleep until a packet joins the receive queue after the reader saw
+ * @seq (msk->rcv_seq, read before it last looked), or an error or the
+ * end; 0 or an error to return.
+ */
+static int mrc_rcv_wait(struct mrc_sock *msk, long *timeo, u32 seq)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &msk->sk;
 
 	if (!*timeo)
 		return -EAGAIN;
 	if (signal_pending(current))
 		return sock_intr_errno(*timeo);
 	add_wait_queue(sk_sleep(sk), &wait);
-	sk_wait_event(sk, timeo,
-		      skb_peek_tail(&sk->sk_receive_queue) != last ||
+	sk_wait_event(sk, timeo, READ_ONCE(msk->rcv_seq) != seq ||
 		      READ_ONCE(sk->sk_err) ||
 		      READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN, &wait);
 	remove_wait_queue(sk_sleep(sk), &wait);
@@ -269,15 +331,22 @@ static int mrc_recv_stream(struct mrc_sock *msk, struct msghdr *msg,
 	struct sock *sk = &msk->sk;
 	int target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
 	bool peek = flags & MSG_PEEK;
-	struct sk_buff *skb = NULL;
+	struct sk_buff *skb = NULL;	/* valid until the socket lock drops */
 	size_t copied = 0;
 	int err = 0;
 
 	while (copied < len) {
-		struct sk_buff *next = mrc_rcv_next(msk, peek ? skb : NULL);
+		u32 seq = READ_ONCE(msk->rcv_seq);
 		unsigned int start, n;
 
-		if (!next) {
+		/* Peeking walks on; reading always takes the head. */
+		if (peek && skb) {
+			skb = mrc_rcv_next(msk, skb);
+			start = 0;
+		} else {
+			skb = mrc_rcv_find(msk, peek ? copied : 0, &start);
+		}
+		if (!skb) {
 			if (copied >= target)
 				break;
 			if (sk->sk_err) {
@@ -286,14 +355,11 @@ static int mrc_recv_stream(struct mrc_sock *msk, struct msghdr *msg,
 			}
 			if (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)
 				break;
-			err = mrc_rcv_wait(sk, &timeo,
-					   peek ? skb : NULL);
+			err = mrc_rcv_wait(msk, &timeo, seq);
 			if (err)
 				break;
 			continue;
 		}
-		skb = next;
-		start = MRC_SKB_CB(skb)->consumed;
 		n = min_t(size_t, skb->len - start, len - copied);
 		if (skb_copy_datagram_msg(skb, start, msg, n)) {
 			err = -EFAULT;
@@ -331,16 +397,22 @@ static int mrc_recv_message(struct mrc_sock *msk, struct msghdr *msg,
 	bool peek = flags & MSG_PEEK;
 	struct sk_buff *skb = NULL, *next;
 	size_t copied = 0, msglen = 0;
-	bool eor = false;
+	bool started = false, eor = false;
 	int err = 0;
 
 	for (;;) {
-		next = mrc_rcv_next(msk, peek ? skb : NULL);
-		if (next && !skb && timeo == 0 && !READ_ONCE(msk->rcv_msgs) &&
+		u32 seq = READ_ONCE(msk->rcv_seq);
+
+		/*
+		 * Only a peek keeps @skb, and never across a wait; a read
+		 * takes the head, which may be a message of no bytes.
+		 */
+		next = peek && skb ? mrc_rcv_next(msk, skb) : mrc_rcv_head(msk);
+		if (next && !started && !timeo && !READ_ONCE(msk->rcv_msgs) &&
 		    !msk->rcv_in_msg && !mrc_rcv_window_full(msk))
 			next = NULL;	/* not whole yet */
 		if (!next) {
-			if (skb && (peek || !timeo))
+			if (started && (peek || !timeo))
 				break;	/* a part is all there is */
 			if (sk->sk_err && !msglen) {
 				err = sock_error(sk);
@@ -348,13 +420,13 @@ static int mrc_recv_message(struct mrc_sock *msk, struct msghdr *msg,
 			}
 			if (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)
 				break;
-			next = skb_peek_tail(&sk->sk_receive_queue);
-			err = mrc_rcv_wait(sk, &timeo, next);
+			err = mrc_rcv_wait(msk, &timeo, seq);
 			if (err)
 				break;
 			continue;
 		}
 		skb = next;
+		started = true;
 		if (copied < len) {
 			unsigned int n = min_t(size_t, skb->len, len - copied);
 
@@ -379,7 +451,7 @@ static int mrc_recv_message(struct mrc_sock *msk, struct msghdr *msg,
 		msg->msg_flags |= MSG_EOR;
 	if (msglen > copied)
 		msg->msg_flags |= MSG_TRUNC;
-	return flags & MSG_TRUNC ? msglen : copied;
+	return flags & MSG_TRUNC ? min_t(size_t, msglen, INT_MAX) : copied;
 }
 
 int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,

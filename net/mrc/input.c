@@ -109,16 +109,23 @@ static void mrc_rcv_deliver(struct mrc_sock *msk)
 		msk->rcv_ofo_mem -= skb->truesize;
 		msk->rcv_nxt++;
 		if (MRC_SKB_CB(skb)->flags & MRC_F_FIN) {
-			kfree_skb(skb);
+			consume_skb(skb);
 			msk->fin_rcvd = true;
 			WRITE_ONCE(sk->sk_shutdown,
 				   sk->sk_shutdown | RCV_SHUTDOWN);
 			sk->sk_state_change(sk);
 			continue;
 		}
+		/* A stream has no use for a packet without bytes. */
+		if (!skb->len && sk->sk_type == SOCK_STREAM) {
+			kfree_skb(skb);
+			continue;
+		}
 		if (MRC_SKB_CB(skb)->flags & MRC_F_LAST)
 			WRITE_ONCE(msk->rcv_msgs, msk->rcv_msgs + 1);
 		__skb_queue_tail(&sk->sk_receive_queue, skb);
+		/* Paired with the readers' wait in data.c. */
+		WRITE_ONCE(msk->rcv_seq, msk->rcv_seq + 1);
 	}
 }
 
@@ -140,6 +147,12 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	if (mrc_before(dsn, msk->rcv_nxt)) {
 		msk->stats.rx_duplicates++;
 		goto drop_ack;
+	}
+	/* A FIN has no bytes, and nothing comes after it. */
+	if (((hdr->flags & MRC_F_FIN) && skb->len) ||
+	    (msk->rcv_fin_seen && mrc_before(msk->rcv_fin_dsn, dsn))) {
+		msk->stats.rx_dropped++;
+		goto drop;
 	}
 	if (!mrc_before(dsn, msk->rcv_nxt + MRC_RING_SIZE) ||
 	    !mrc_before(dsn, msk->rcv_wnd_end)) {
@@ -181,6 +194,14 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	skb_set_owner_r(skb, sk);
 	msk->rcv_truesize = max(msk->rcv_truesize, skb->truesize);
 
+	if (cb->flags & MRC_F_FIN) {
+		if (msk->rcv_fin_seen && msk->rcv_fin_dsn != dsn) {
+			msk->stats.rx_dropped++;
+			goto drop;
+		}
+		msk->rcv_fin_seen = true;
+		msk->rcv_fin_dsn = dsn;
+	}
 	in_order = dsn == msk->rcv_nxt;
 	msk->rcv_ring[slot] = skb;
 	__set_bit(slot, msk->rcv_map);

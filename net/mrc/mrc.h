@@ -260,6 +260,7 @@ struct mrc_ev {
  * @write_queue: DATA packets cut and not yet sent
  * @rtx_queue: DATA packets found lost, to resend, linked by &sk_buff.list
  * @snd_ring: DATA packets sent and not acknowledged, by DSN
+ * @snd_isn: first DSN, told in SYN and SYN_ACK
  * @snd_una: oldest DSN not acknowledged
  * @snd_nxt: next DSN to send
  * @snd_wnd_end: the peer takes DSNs before this one
@@ -275,10 +276,13 @@ struct mrc_ev {
  * @rcv_ofo: packets in @rcv_ring
  * @rcv_ofo_mem: memory they take
  * @rcv_msgs: complete messages in the receive queue (SOCK_SEQPACKET)
+ * @rcv_seq: packets that joined the receive queue, for readers to wait on
  * @rcv_in_msg: the head of the receive queue continues a message that
  *	recvmsg() has started to deliver
  * @rcv_truesize: largest truesize of a received DATA packet
  * @fin_rcvd: the peer's FIN was delivered
+ * @rcv_fin_seen: the peer's FIN arrived, maybe out of order
+ * @rcv_fin_dsn: its DSN: nothing after it is taken
  * @ack_pending: packets received since the last acknowledgment
  * @echo_psn: PSN of the last packet received, for the acknowledgment
  * @echo_dsn: its DSN
@@ -333,6 +337,7 @@ struct mrc_sock {
 	struct sk_buff_head	write_queue;
 	struct list_head	rtx_queue;
 	struct sk_buff		**snd_ring;
+	u32			snd_isn;
 	u32			snd_una;
 	u32			snd_nxt;
 	u32			snd_wnd_end;
@@ -349,9 +354,12 @@ struct mrc_sock {
 	u32			rcv_ofo;
 	u32			rcv_ofo_mem;
 	u32			rcv_msgs;
+	u32			rcv_seq;
 	bool			rcv_in_msg;
 	u32			rcv_truesize;
 	bool			fin_rcvd;
+	bool			rcv_fin_seen;
+	u32			rcv_fin_dsn;
 	u32			ack_pending;
 	u32			echo_psn;
 	u32			echo_dsn;
@@ -507,6 +515,7 @@ int mrc_conn_set_planes(struct mrc_sock *msk, const struct mrc_syn *syn,
 			unsigned int len);
 void mrc_conn_check_end(struct mrc_sock *msk);
 void mrc_conn_done(struct mrc_sock *msk, int err);
+void mrc_conn_purge(struct mrc_sock *msk);
 void mrc_conn_destroy_work(struct work_struct *work);
 
 /* output.c */
@@ -566,7 +575,7 @@ void mrc_rto_arm(struct mrc_sock *msk);
 void mrc_ack_arm(struct mrc_sock *msk, u64 delay_ns);
 
 /* data.c */
-void mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts);
+int mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts);
 int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
 int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		int flags);

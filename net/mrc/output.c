@@ -353,7 +353,8 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 	}
 	if (cb->flags & MRC_F_FIN)
 		msk->fin_acked = true;
-	mrc_output_free_skb(msk, skb);
+	sk_wmem_queued_add(&msk->sk, -skb->truesize);
+	consume_skb(skb);
 }
 
 static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now)
@@ -367,7 +368,7 @@ static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now)
 		end = msk->snd_nxt;
 	for (dsn = start; mrc_before(dsn, end); dsn++) {
 		skb = msk->snd_ring[dsn % MRC_RING_SIZE];
-		if (skb)
+		if (skb && MRC_SKB_CB(skb)->dsn == dsn)
 			mrc_acked(msk, skb, now);
 	}
 }
@@ -526,7 +527,9 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		u32 start = ntohl(ack->sack[i].start);
 		u32 end = ntohl(ack->sack[i].end);
 
-		if (mrc_before(start, end))
+		/* Only what is in flight: a block elsewhere is a lie. */
+		if (mrc_before(start, end) && !mrc_before(start, msk->snd_una) &&
+		    !mrc_before(msk->snd_nxt, end))
 			mrc_ack_range(msk, start, end, now);
 	}
 	if (mrc_before(msk->snd_wnd_end, ntohl(ack->wnd_end)))
@@ -623,7 +626,8 @@ int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue)
 	hdr = mrc_push_hdr(skb, type, 0, mrc_some_ev(msk, msk->syn_plane),
 			   type == MRC_PKT_SYN ? 0 : msk->rcid, msk->lcid);
 	hdr->psn = htonl(msk->next_psn++);
-	hdr->dsn = htonl(msk->snd_nxt);
+	/* A repeated SYN_ACK may follow data: the start is what it tells. */
+	hdr->dsn = htonl(msk->snd_isn);
 	mrc_queue_xmit(queue, skb, msk->syn_plane, ntohs(hdr->ev),
 		       &msk->daddr);
 	return 0;

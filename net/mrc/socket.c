@@ -202,6 +202,8 @@ static void mrc_sock_destruct(struct sock *sk)
 	struct mrc_sock *msk = mrc_sk(sk);
 
 	__skb_queue_purge(&sk->sk_receive_queue);
+	/* A connection that never ended, or queued after its end. */
+	mrc_conn_purge(msk);
 	mrc_conn_free_rings(msk);
 	mrc_sock_unlist(msk);
 }
@@ -335,7 +337,8 @@ static void mrc_set_initial_seq(struct mrc_sock *msk)
 {
 	int id;
 
-	msk->snd_una = get_random_u32();
+	msk->snd_isn = get_random_u32();
+	msk->snd_una = msk->snd_isn;
 	msk->snd_nxt = msk->snd_una;
 	msk->snd_wnd_end = msk->snd_una;
 	msk->next_psn = get_random_u32();
@@ -687,10 +690,10 @@ static void mrc_send_fin(struct mrc_sock *msk)
 	MRC_SKB_CB(skb)->flags = MRC_F_FIN;
 	MRC_SKB_CB(skb)->offset = msk->snd_offset;
 	MRC_SKB_CB(skb)->msg_id = msk->snd_msg_id;
-	msk->fin_queued = true;
 	__skb_queue_head_init(&pkts);
 	__skb_queue_tail(&pkts, skb);
-	mrc_send_pkts(msk, &pkts);
+	if (!mrc_send_pkts(msk, &pkts))
+		msk->fin_queued = true;
 }
 
 static int mrc_shutdown(struct socket *sock, int how)
