@@ -20,10 +20,37 @@ KSRC := $(BUILD)/linux-source-6.12
 KSFT := $(KSRC)/tools/testing/selftests
 SELFTESTS := tools/testing/selftests/net/mrc
 
+.PHONY: all modules selftests mrcctl deps check lint checkpatch netlink-check \
+	demo clean mrcperf bench need-kernels
+
+# "make deps check": what this file learns at parse time (the installed
+# kernels) is what was there before deps ran.  So with deps and other
+# goals on one command line, install first, then build the other goals in
+# a new make that sees what deps installed.
+AFTER_DEPS := $(if $(filter deps,$(MAKECMDGOALS)),$(filter-out deps,$(MAKECMDGOALS)))
+ifneq ($(AFTER_DEPS),)
+
+deps:
+	@scripts/deps
+	@$(MAKE) --no-print-directory $(AFTER_DEPS)
+
+$(AFTER_DEPS): deps
+	@:
+
+else
+
+all: modules mrcctl mrcperf selftests
+
+# The target kernels: the installed ones, or one (KVER=).  None is needed
+# to parse this file (make deps on a bare machine); the targets that build
+# for them check.
 KVERS := $(shell scripts/kernels $(KVER))
-ifeq ($(KVERS),)
-$(error no target kernel installed$(if $(KVER), for KVER=$(KVER)); run 'make deps')
-endif
+
+need-kernels:
+	@if [ -z "$(KVERS)" ]; then \
+		echo "no target kernel installed$(if $(KVER), for KVER=$(KVER)); run 'make deps'" >&2; \
+		exit 1; \
+	fi
 
 # Sources that checkpatch checks: every C file and header of the project
 # but those generated from the netlink spec.
@@ -36,11 +63,6 @@ CHECK_FILES = $(sort $(filter-out $(GENERATED),$(wildcard net/mrc/*.[ch] \
 SELFTEST_VARS = KSFT_DIR=$(KSFT) OUTPUT=$(BUILD)/selftests \
 	KHDR_INCLUDES="-isystem $(TOP)/include/uapi"
 
-.PHONY: all modules selftests mrcctl deps check lint checkpatch netlink-check \
-	demo clean mrcperf bench
-
-all: modules mrcctl mrcperf selftests
-
 mrcctl:
 	$(MAKE) -C tools/mrcctl
 
@@ -52,7 +74,7 @@ mrcperf:
 define module_rules
 .PHONY: module-$(1) lint-$(1)
 modules: module-$(1)
-module-$(1):
+module-$(1): need-kernels
 	@mkdir -p $(BUILD)/$(1)
 	@cp -rsf $(TOP)/Kbuild $(TOP)/net $(TOP)/include $(BUILD)/$(1)/
 	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1) W=1 modules
@@ -71,6 +93,7 @@ lint-$(1):
 	@! grep -E 'warning|error' $(BUILD)/lint/$(1).log
 endef
 $(foreach k,$(KVERS),$(eval $(call module_rules,$(k))))
+modules: need-kernels
 
 $(KSFT)/lib.mk:
 	@scripts/linux-source
@@ -90,22 +113,24 @@ checkpatch: $(KSFT)/lib.mk
 		grep -v '^total: 0 errors, 0 warnings, 0 checks' $(BUILD)/checkpatch.log; \
 		exit $$rc
 
-lint: checkpatch netlink-check $(addprefix lint-,$(KVERS))
+lint: need-kernels checkpatch netlink-check $(addprefix lint-,$(KVERS))
 
 netlink-check: $(KSFT)/lib.mk
 	@scripts/netlink-gen --check
 
 # The lint steps run inside the suite, where each counts as a test.
-check: all
+check: need-kernels all
 	@tools/testing/check $(KVERS)
 
-demo: all
+demo: need-kernels all
 	@tools/testing/vm/run -q -k 6.12 -- tools/testing/demo.sh
 
-bench: all
+bench: need-kernels all
 	@QUICK=$(QUICK) tools/testing/bench/run
 
 clean:
 	rm -rf $(BUILD)
 	$(MAKE) -C tools/mrcctl clean
 	$(MAKE) -C tools/mrcperf clean
+
+endif
