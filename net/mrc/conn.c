@@ -8,7 +8,9 @@
 
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <net/addrconf.h>
 #include <net/ipv6.h>
+#include <net/route.h>
 #include <net/udp.h>
 
 #include "mrc.h"
@@ -307,8 +309,33 @@ static int mrc_conn_draw_evs(struct mrc_sock *msk, int nr_shared)
 }
 
 /*
+ * Whether a peer may name @addr as one of its planes: a unicast address
+ * that is not ours.  Anything else would have us send to ourselves, to
+ * every host of a link, or to nobody.
+ */
+static bool mrc_peer_addr_ok(struct net *net, const struct mrc_addr *addr)
+{
+	if (addr->family == AF_INET) {
+		__be32 a = addr->v4;
+
+		if (ipv4_is_zeronet(a) || ipv4_is_loopback(a) ||
+		    ipv4_is_multicast(a) || ipv4_is_lbcast(a))
+			return false;
+		/* Local and directed broadcast addresses are not unicast. */
+		return inet_addr_type(net, a) == RTN_UNICAST;
+	}
+	if (!(ipv6_addr_type(&addr->v6) & IPV6_ADDR_UNICAST) ||
+	    ipv6_addr_type(&addr->v6) & (IPV6_ADDR_LOOPBACK | IPV6_ADDR_MAPPED))
+		return false;
+	return !ipv6_chk_addr(net, &addr->v6, NULL, 0);
+}
+
+/*
  * Take the peer's planes from its SYN or SYN_ACK: the connection uses
- * every plane id that both sides have, with the same address family.
+ * every plane id that both sides have, with the same address family and
+ * a unicast address that is not ours.  The plane of the handshake must be
+ * named with the address the handshake went to or came from; the others
+ * carry data only once validated (path.c).
  */
 int mrc_conn_set_planes(struct mrc_sock *msk, const struct mrc_syn *syn,
 			unsigned int len)
@@ -318,7 +345,7 @@ int mrc_conn_set_planes(struct mrc_sock *msk, const struct mrc_syn *syn,
 	int nr_shared = 0;
 
 	if (len < struct_size(syn, planes, nr))
-		return -EINVAL;
+		return -EPROTO;
 
 	msk->plane_mask = 0;
 	rcu_read_lock();
@@ -343,12 +370,22 @@ int mrc_conn_set_planes(struct mrc_sock *msk, const struct mrc_syn *syn,
 		} else {
 			continue;
 		}
+		if (sp->id == msk->syn_plane) {
+			if (!mrc_addr_equal(&cp->raddr, &msk->daddr))
+				break;
+			cp->validated = true;
+		} else if (!mrc_peer_addr_ok(sock_net(&msk->sk), &cp->raddr)) {
+			continue;
+		} else {
+			cp->validated = false;
+		}
+		cp->val_next = 0;
 		msk->plane_mask |= BIT(sp->id);
 		nr_shared++;
 	}
 	rcu_read_unlock();
-	if (!nr_shared)
-		return -ENETUNREACH;
+	if (i < nr || !(msk->plane_mask & BIT(msk->syn_plane)))
+		return -EPROTO;
 
 	msk->mss = min_t(u32, mrc_conn_local_mss(mn), ntohs(syn->max_payload));
 	msk->mss = max(msk->mss, 256U);
@@ -456,6 +493,7 @@ void mrc_conn_destroy_work(struct work_struct *work)
 	mrc_conn_purge(msk);
 	spin_unlock_bh(&msk->lock);
 	sk->sk_write_space(sk);
+	mrc_sock_child_forget(msk);
 	mrc_conn_unhash(msk);
 	sock_put(sk);
 }

@@ -30,15 +30,18 @@ static void mrc_count_drop(struct mrc_net *mn)
  * MRC_RST_PER_SEC a second in a namespace: forged packets must not make
  * the host a reflector.
  */
-static void mrc_rst_stray(struct mrc_net *mn, int plane_id, u32 dst_cid,
-			  u32 src_cid, const struct mrc_addr *raddr)
+static void mrc_rst_stray(struct mrc_net *mn, int plane_id,
+			  const struct mrc_hdr *hdr,
+			  const struct mrc_addr *raddr)
 {
 	struct sk_buff_head queue;
 
 	if (!__ratelimit(&mn->rst_limit))
 		return;
 	__skb_queue_head_init(&queue);
-	mrc_output_rst_to(&queue, plane_id, dst_cid, src_cid, raddr);
+	/* Its DSN echoes the packet's, which the peer has in flight. */
+	mrc_output_rst_to(&queue, plane_id, ntohl(hdr->src_cid),
+			  ntohl(hdr->dst_cid), ntohl(hdr->dsn), raddr);
 	mrc_xmit(mn->net, &queue);
 }
 
@@ -224,6 +227,9 @@ drop:
 	return false;
 }
 
+static void mrc_rcv_echo(struct mrc_sock *msk, const struct mrc_hdr *hdr,
+			 int plane_id);
+
 static void mrc_rcv_syn_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 			    struct sk_buff *skb, struct sk_buff_head *queue)
 {
@@ -232,6 +238,16 @@ static void mrc_rcv_syn_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	u64 now = ktime_get_ns();
 	int err;
 
+	/*
+	 * A SYN_ACK again: our acknowledgment of it was lost, and the
+	 * listener keeps the connection half-open until one comes.
+	 */
+	if (sk->sk_state == TCP_ESTABLISHED &&
+	    ntohl(hdr->src_cid) == msk->rcid) {
+		mrc_rcv_echo(msk, hdr, msk->syn_plane);
+		mrc_output_ack(msk, MRC_PKT_ACK, 0, queue);
+		return;
+	}
 	if (sk->sk_state != TCP_SYN_SENT)
 		return;
 	if (!pskb_may_pull(skb, sizeof(*syn)))
@@ -241,6 +257,8 @@ static void mrc_rcv_syn_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 		return;
 	syn = (const struct mrc_syn *)skb->data;
 
+	if (!hdr->src_cid)
+		return;
 	msk->rcid = ntohl(hdr->src_cid);
 	err = mrc_conn_set_planes(msk, syn, skb->len);
 	if (err) {
@@ -261,22 +279,40 @@ static void mrc_rcv_syn_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	mrc_set_state(sk, TCP_ESTABLISHED);
 	sk->sk_state_change(sk);
 	sk->sk_write_space(sk);
-	/* Tell the listener we are here, with our window. */
-	msk->echo_plane = msk->syn_plane;
-	msk->echo_time = now;
+	/*
+	 * Tell the listener we are here, with our window: echoing its id
+	 * proves we received the SYN_ACK where it was sent.
+	 */
+	mrc_rcv_echo(msk, hdr, msk->syn_plane);
 	mrc_output_ack(msk, MRC_PKT_ACK, 0, queue);
+	mrc_path_validate_start(msk, now);
+	mrc_path_validate(msk, now, queue);
 	mrc_output_push(msk, queue);
 }
 
-/* The peer sent RST: the end, with the error that fits the state. */
-static void mrc_rcv_rst(struct mrc_sock *msk)
+/*
+ * The peer sent RST: the end, with the error that fits the state.  An RST
+ * names a DSN we sent: our first in answer to the SYN, else one between
+ * what was acknowledged and what was sent (the next the peer expects, or
+ * the DSN of the packet it answers).  Knowing the connection ids is not
+ * enough to kill a connection.
+ */
+static void mrc_rcv_rst(struct mrc_sock *msk, const struct mrc_hdr *hdr)
 {
+	u32 dsn = ntohl(hdr->dsn);
 	int err = ECONNRESET;
 
-	if (msk->sk.sk_state == TCP_SYN_SENT)
+	if (msk->sk.sk_state == TCP_SYN_SENT) {
+		if (dsn != msk->snd_isn)
+			return;
 		err = ECONNREFUSED;
-	else if (msk->fin_acked && msk->fin_rcvd)
+	} else if (mrc_before(dsn, msk->snd_una) ||
+		   mrc_before(msk->snd_nxt, dsn)) {
+		msk->stats.rx_dropped++;
+		return;
+	} else if (msk->fin_acked && msk->fin_rcvd) {
 		err = 0;
+	}
 	mrc_conn_done(msk, err);
 }
 
@@ -345,7 +381,7 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 		mrc_rcv_syn_ack(msk, hdr, skb, &queue);
 		goto drop;
 	case MRC_PKT_RST:
-		mrc_rcv_rst(msk);
+		mrc_rcv_rst(msk, hdr);
 		goto drop;
 	}
 	if (msk->sk.sk_state != TCP_ESTABLISHED)
@@ -428,6 +464,13 @@ static struct mrc_sock *mrc_listener_get(struct mrc_net *mn, u16 port)
 	return found;
 }
 
+/*
+ * A SYN makes a half-open connection (socket.c), and a SYN_ACK goes to the
+ * address the SYN came from, which anybody can forge.  So a SYN is
+ * answered only when it is padded to the size of a SYN_ACK, a half-open
+ * connection answers at most MRC_SYNACK_MAX times, and a listener holds at
+ * most MRC_HALF_OPEN_MAX of them, each for MRC_SYN_RECV_TIMEOUT_NS.
+ */
 static void mrc_rcv_syn(struct mrc_net *mn, struct mrc_plane *plane,
 			const struct mrc_hdr *hdr, const struct mrc_addr *saddr,
 			struct sk_buff *skb)
@@ -436,47 +479,85 @@ static void mrc_rcv_syn(struct mrc_net *mn, struct mrc_plane *plane,
 	const struct mrc_syn *syn;
 	struct mrc_sock *lmsk, *child;
 	struct sk_buff_head queue;
+	u16 rport;
 
 	__skb_queue_head_init(&queue);
-	if (!pskb_may_pull(skb, sizeof(*syn)))
-		goto drop;
+	if (!rcid || !pskb_may_pull(skb, sizeof(*syn)))
+		goto drop_count;
 	syn = (const struct mrc_syn *)skb->data;
 	if (!pskb_may_pull(skb, struct_size(syn, planes, syn->nr_planes)))
-		goto drop;
+		goto drop_count;
 	syn = (const struct mrc_syn *)skb->data;
-
-	/* A repeated SYN: our SYN_ACK was lost. */
-	child = mrc_conn_lookup_peer(mn, rcid, ntohs(syn->src_port), saddr);
-	if (child) {
-		spin_lock(&child->lock);
-		if (!child->dead)
-			mrc_output_syn(child, MRC_PKT_SYN_ACK, &queue);
-		spin_unlock(&child->lock);
-		mrc_xmit(mn->net, &queue);
-		sock_put(&child->sk);
-		goto drop;
-	}
+	rport = ntohs(syn->src_port);
 
 	lmsk = mrc_listener_get(mn, ntohs(syn->dst_port));
 	if (!lmsk) {
-		mrc_rst_stray(mn, plane->id, rcid, 0, saddr);
+		/* No bigger than the SYN, and rate limited. */
+		mrc_rst_stray(mn, plane->id, hdr, saddr);
 		goto drop;
 	}
+	if (skb->len < MRC_SYN_BODY_LEN)
+		goto drop_listener;
+
+	/*
+	 * Under the listener's lock, which every child of the listener is
+	 * made under: two copies of one SYN make one connection.
+	 */
 	spin_lock(&lmsk->lock);
+	child = mrc_conn_lookup_peer(mn, rcid, rport, saddr);
+	if (child) {
+		/* A repeated SYN: our SYN_ACK was lost. */
+		spin_lock_nested(&child->lock, SINGLE_DEPTH_NESTING);
+		if (!child->dead && child->sk.sk_state == TCP_SYN_RECV &&
+		    child->synack_sent < MRC_SYNACK_MAX &&
+		    !mrc_output_syn(child, MRC_PKT_SYN_ACK, &queue))
+			child->synack_sent++;
+		spin_unlock(&child->lock);
+		spin_unlock(&lmsk->lock);
+		sock_put(&child->sk);
+		goto xmit;
+	}
 	if (lmsk->sk.sk_state == TCP_LISTEN &&
-	    !sk_acceptq_is_full(&lmsk->sk)) {
+	    lmsk->nr_half_open < MRC_HALF_OPEN_MAX &&
+	    !sk_acceptq_is_full(&lmsk->sk))
 		child = mrc_sock_create_child(lmsk, plane->id, hdr, syn,
 					      skb->len, saddr, &queue);
-		if (child)
-			lmsk->sk.sk_data_ready(&lmsk->sk);
-	}
 	if (!child)
 		atomic64_inc(&mn->syn_dropped);
 	spin_unlock(&lmsk->lock);
+xmit:
 	mrc_xmit(mn->net, &queue);
+drop_listener:
 	sock_put(&lmsk->sk);
 drop:
 	kfree_skb(skb);
+	return;
+drop_count:
+	mrc_count_drop(mn);
+	goto drop;
+}
+
+/*
+ * Whether a packet for @msk comes from its peer: from the address that was
+ * dialled during the handshake, and from the peer's address on the plane
+ * once the peer's id is known.
+ */
+static bool mrc_from_peer(struct mrc_sock *msk, const struct mrc_plane *plane,
+			  const struct mrc_hdr *hdr,
+			  const struct mrc_addr *saddr)
+{
+	bool ok;
+
+	spin_lock(&msk->lock);
+	if (mrc_hdr_type(hdr) == MRC_PKT_SYN_ACK ||
+	    msk->sk.sk_state == TCP_SYN_SENT)
+		ok = mrc_addr_equal(saddr, &msk->daddr);
+	else
+		ok = msk->plane_mask & BIT(plane->id) &&
+		     ntohl(hdr->src_cid) == msk->rcid &&
+		     mrc_addr_equal(saddr, &msk->planes[plane->id].raddr);
+	spin_unlock(&msk->lock);
+	return ok;
 }
 
 /* UDP encap_rcv of every plane socket: BHs off, under RCU. */
@@ -514,8 +595,7 @@ int mrc_input(struct sock *usk, struct sk_buff *skb)
 	if (!msk) {
 		/* Answer what a live peer waits on, never an RST. */
 		if (type == MRC_PKT_DATA || type == MRC_PKT_PROBE)
-			mrc_rst_stray(mn, plane->id, ntohl(hdr.src_cid),
-				      ntohl(hdr.dst_cid), &saddr);
+			mrc_rst_stray(mn, plane->id, &hdr, &saddr);
 		goto drop_count;
 	}
 
@@ -523,11 +603,17 @@ int mrc_input(struct sock *usk, struct sk_buff *skb)
 	 * Only the peer, from its address on this plane, speaks for it;
 	 * during the handshake, only the address that was dialled.
 	 */
-	if (type == MRC_PKT_SYN_ACK ||
-	    READ_ONCE(msk->sk.sk_state) == TCP_SYN_SENT ?
-	    !mrc_addr_equal(&saddr, &msk->daddr) :
-	    ntohl(hdr.src_cid) != READ_ONCE(msk->rcid) ||
-	    !mrc_addr_equal(&saddr, &msk->planes[plane->id].raddr)) {
+	if (!mrc_from_peer(msk, plane, &hdr, &saddr)) {
+		sock_put(&msk->sk);
+		goto drop_count;
+	}
+	/*
+	 * A half-open connection's id reached the client with our SYN_ACK:
+	 * a packet that names it proves the client is where the SYN came
+	 * from.  Until then it is not ours to accept.
+	 */
+	if (READ_ONCE(msk->sk.sk_state) == TCP_SYN_RECV &&
+	    type != MRC_PKT_RST && !mrc_sock_child_established(msk)) {
 		sock_put(&msk->sk);
 		goto drop_count;
 	}

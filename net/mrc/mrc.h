@@ -48,7 +48,7 @@
 struct mrc_net {
 	struct net		*net;
 	struct hlist_head	sockets;
-	spinlock_t		sockets_lock;	/* process context only */
+	spinlock_t		sockets_lock;	/* taken with BHs off */
 	struct list_head	planes;
 	unsigned int		nr_planes;
 	u16			udp_port;
@@ -147,6 +147,12 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @nr_active: entries of @evs in use, not retired
  * @next_ev: index of the next EV to send on
  * @up: whether the local plane was up when last seen
+ * @validated: the peer proved it receives at @raddr; only then does the
+ *	plane carry more than validation probes
+ * @val_tries: validation probes sent
+ * @val_psn: PSN of the last one
+ * @val_challenge: the random value it carried, to be echoed
+ * @val_next: when to send the next one, 0 for never
  * @inflight: DATA packets sent on the plane and not yet acknowledged, in
  *	sending order, linked by &sk_buff.list
  * @nr_inflight: entries in @inflight
@@ -178,6 +184,11 @@ struct mrc_conn_plane {
 	u16			nr_active;
 	u16			next_ev;
 	bool			up;
+	bool			validated;
+	u8			val_tries;
+	u32			val_psn;
+	u32			val_challenge;
+	u64			val_next;
 	struct list_head	inflight;
 	u32			nr_inflight;
 	u32			cwnd;
@@ -298,8 +309,12 @@ struct mrc_ev {
  * @last_progress: when the peer last acknowledged something new
  * @close_deadline: an orphaned connection ends by then at the latest
  * @destroy_work: tears the connection down out of timer context
+ * @synack_sent: SYN_ACKs a half-open connection sent
  * @parent: listener of a connection not yet accepted
- * @accept_queue: connections waiting for accept() (listener)
+ * @half_open: the client has not yet proved it received our SYN_ACK
+ * @nr_half_open: half-open connections in @accept_queue (listener)
+ * @accept_queue: connections waiting for accept() (listener), half-open
+ *	ones included
  * @accept_node: entry in the listener's @accept_queue
  * @stats: counters of the connection
  *
@@ -377,7 +392,10 @@ struct mrc_sock {
 	u64			close_deadline;
 	struct work_struct	destroy_work;
 
+	u8			synack_sent;
 	struct mrc_sock		*parent;
+	bool			half_open;
+	u32			nr_half_open;
 	struct list_head	accept_queue;
 	struct list_head	accept_node;
 
@@ -436,6 +454,11 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 #define MRC_CE_SKIP		4
 #define MRC_PROBE_MIN_NS	(500 * NSEC_PER_USEC)
 #define MRC_PROBE_MAX_NS	(100 * NSEC_PER_MSEC)
+#define MRC_VALIDATE_TRIES	8	/* 20 ms doubling: 5 s in all */
+#define MRC_PSN_WINDOW		(1U << 24)	/* echoes accepted, back from next_psn */
+#define MRC_HALF_OPEN_MAX	256	/* per listener */
+#define MRC_SYNACK_MAX		4	/* per half-open connection */
+#define MRC_SYN_RECV_TIMEOUT_NS	(3ULL * NSEC_PER_SEC)
 #define MRC_ACK_DELAY_NS	(50 * NSEC_PER_USEC)
 #define MRC_ACK_DELAY_APP_NS	(500 * NSEC_PER_USEC)
 #define MRC_RTO_INIT_NS		(20 * NSEC_PER_MSEC)
@@ -491,6 +514,8 @@ struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 				       unsigned int len,
 				       const struct mrc_addr *saddr,
 				       struct sk_buff_head *queue);
+bool mrc_sock_child_established(struct mrc_sock *msk);
+void mrc_sock_child_forget(struct mrc_sock *msk);
 int mrc_socket_init(void);
 void mrc_socket_exit(void);
 
@@ -527,7 +552,7 @@ void mrc_output_free_skb(struct mrc_sock *msk, struct sk_buff *skb);
 void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 			 unsigned int len, u8 type, u8 flags);
 void mrc_output_requeue_plane(struct mrc_sock *msk, struct mrc_conn_plane *cp);
-u32 mrc_output_probe_ev(struct mrc_sock *msk, int id, u16 ev,
+u32 mrc_output_probe_ev(struct mrc_sock *msk, int id, u16 ev, u32 dsn,
 			struct sk_buff_head *queue);
 void mrc_output_timeout(struct mrc_sock *msk, u64 now);
 u64 mrc_output_next_timeout(struct mrc_sock *msk);
@@ -537,7 +562,7 @@ int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue);
 void mrc_output_probe(struct mrc_sock *msk, struct sk_buff_head *queue);
 void mrc_output_rst(struct mrc_sock *msk, struct sk_buff_head *queue);
 void mrc_output_rst_to(struct sk_buff_head *queue, int id, u32 dst_cid,
-		       u32 src_cid, const struct mrc_addr *raddr);
+		       u32 src_cid, u32 dsn, const struct mrc_addr *raddr);
 u16 mrc_some_ev(struct mrc_sock *msk, int id);
 
 /* input.c */
@@ -562,7 +587,12 @@ void mrc_path_lost(struct mrc_conn_plane *cp, struct mrc_ev *ev, bool timeout,
 		   u64 now);
 void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue);
 u64 mrc_path_next_probe(struct mrc_sock *msk);
-void mrc_path_probe_answered(struct mrc_sock *msk, u16 port, u32 psn);
+void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack);
+bool mrc_path_usable(struct mrc_sock *msk, int id);
+void mrc_path_validate_start(struct mrc_sock *msk, u64 now);
+void mrc_path_validate(struct mrc_sock *msk, u64 now,
+		       struct sk_buff_head *queue);
+u64 mrc_path_next_validation(struct mrc_sock *msk);
 void mrc_path_ce(struct mrc_conn_plane *cp, struct mrc_ev *ev);
 struct mrc_ev *mrc_path_find_ev(struct mrc_sock *msk, u16 port,
 				struct mrc_conn_plane **cpp);

@@ -382,6 +382,8 @@ int mrc_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 
 /* A connection as reported, copied under its lock. */
 struct mrc_nl_conn {
+	kuid_t			uid;
+	bool			show_ids;
 	u32			id;
 	u32			peer_id;
 	u32			state;
@@ -440,6 +442,7 @@ static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
 	int id;
 
 	spin_lock_bh(&msk->lock);
+	c->uid = msk->sk.sk_uid;
 	c->id = msk->lcid;
 	c->peer_id = msk->rcid;
 	c->state = mrc_nl_conn_state(msk);
@@ -580,8 +583,9 @@ static int mrc_nl_fill_conn(struct sk_buff *skb, const struct mrc_nl_conn *c,
 	if (!hdr)
 		return -EMSGSIZE;
 
-	if (nla_put_u32(skb, MRC_CONN_ATTR_ID, c->id) ||
-	    nla_put_u32(skb, MRC_CONN_ATTR_PEER_ID, c->peer_id) ||
+	if ((c->show_ids &&
+	     (nla_put_u32(skb, MRC_CONN_ATTR_ID, c->id) ||
+	      nla_put_u32(skb, MRC_CONN_ATTR_PEER_ID, c->peer_id))) ||
 	    nla_put_u32(skb, MRC_CONN_ATTR_STATE, c->state) ||
 	    nla_put_u32(skb, MRC_CONN_ATTR_TYPE, c->type) ||
 	    nla_put_u16(skb, MRC_CONN_ATTR_PORT, c->port) ||
@@ -606,6 +610,17 @@ static int mrc_nl_fill_conn(struct sk_buff *skb, const struct mrc_nl_conn *c,
 nla_put_failure:
 	genlmsg_cancel(skb, hdr);
 	return -EMSGSIZE;
+}
+
+/*
+ * Connection ids are what a packet needs to be taken for the peer's: only
+ * CAP_NET_ADMIN and the socket's owner see them.  @skb is the request.
+ */
+static bool mrc_nl_may_see_ids(const struct sk_buff *skb,
+			       const struct mrc_nl_conn *c)
+{
+	return uid_eq(NETLINK_CB(skb).creds.uid, c->uid) ||
+	       netlink_net_capable(skb, CAP_NET_ADMIN);
 }
 
 int mrc_nl_conn_get_doit(struct sk_buff *skb, struct genl_info *info)
@@ -636,6 +651,13 @@ int mrc_nl_conn_get_doit(struct sk_buff *skb, struct genl_info *info)
 	sock_put(&msk->sk);
 	if (!conn)
 		return -ENOMEM;
+	/* Others learn nothing, not even that the id exists. */
+	conn->show_ids = mrc_nl_may_see_ids(skb, conn);
+	if (!conn->show_ids) {
+		kfree(conn);
+		NL_SET_ERR_MSG_ATTR(info->extack, id, "no such connection");
+		return -ENOENT;
+	}
 
 	err = -ENOMEM;
 	msg = genlmsg_new(mrc_nl_conn_size(conn), GFP_KERNEL);
@@ -677,6 +699,7 @@ int mrc_nl_conn_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			if (idx++ < skip)
 				continue;
 			mrc_nl_conn_snapshot(msk, conn);
+			conn->show_ids = mrc_nl_may_see_ids(cb->skb, conn);
 			err = mrc_nl_fill_conn(skb, conn,
 					       NETLINK_CB(cb->skb).portid,
 					       cb->nlh->nlmsg_seq, NLM_F_MULTI);

@@ -36,6 +36,7 @@ struct mrc_xmit_cb {
 
 static_assert(sizeof(struct mrc_xmit_cb) <= sizeof_field(struct sk_buff, cb));
 static_assert(sizeof(struct mrc_skb_cb) <= sizeof_field(struct sk_buff, cb));
+static_assert(MRC_SYN_MAX_PLANES == MRC_MAX_PLANES);
 
 static void mrc_xmit4(struct net *net, struct mrc_plane *plane,
 		      struct sk_buff *skb, const struct mrc_xmit_cb *xcb,
@@ -158,7 +159,7 @@ u16 mrc_some_ev(struct mrc_sock *msk, int id)
 	struct mrc_conn_plane *cp = &msk->planes[id];
 
 	if (!cp->nr_evs)
-		return MRC_EV_MIN + get_random_u32_below(U16_MAX - MRC_EV_MIN);
+		return MRC_EV_MIN + get_random_u32_below(U16_MAX - MRC_EV_MIN + 1);
 	return cp->evs[get_random_u32_below(cp->nr_evs)].port;
 }
 
@@ -504,8 +505,15 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 
 	if (len < struct_size(ack, sack, nr))
 		return;
-	if (mrc_before(msk->snd_nxt, cum))
+	/*
+	 * It acknowledges what was sent, and echoes a packet we sent lately:
+	 * knowing the connection ids is not enough to forge one.
+	 */
+	if (mrc_before(msk->snd_nxt, cum) ||
+	    msk->next_psn - ntohl(ack->echo_psn) - 1 >= MRC_PSN_WINDOW)
 		return;
+	if (flags & MRC_F_PROBE_ECHO)
+		mrc_path_probe_answered(msk, ack);
 	if (!msk->snd_ring) {
 		/* Nothing sent yet: only the window can have news. */
 		if (mrc_before(msk->snd_wnd_end, ntohl(ack->wnd_end)))
@@ -513,10 +521,7 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		return;
 	}
 
-	if (flags & MRC_F_PROBE_ECHO)
-		mrc_path_probe_answered(msk, ntohs(ack->echo_ev),
-					ntohl(ack->echo_psn));
-	else
+	if (!(flags & MRC_F_PROBE_ECHO))
 		mrc_echo_rcvd(msk, ack, type, flags, now);
 
 	progress = mrc_before(msk->snd_una, cum);
@@ -593,7 +598,7 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 
 	mrc_ack_fill(msk, ack);
 
-	if (!(msk->plane_mask & BIT(id)) || !mrc_path_plane_up(msk, id))
+	if (!mrc_path_usable(msk, id))
 		id = mrc_path_pick_plane(msk, -1);
 	if (id < 0)
 		id = msk->echo_plane;
@@ -606,8 +611,7 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 /* SYN or SYN_ACK, on the plane of the handshake. */
 int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue)
 {
-	unsigned int body = sizeof(struct mrc_syn) +
-			    MRC_MAX_PLANES * sizeof(struct mrc_syn_plane);
+	unsigned int body = MRC_SYN_BODY_LEN;
 	struct sk_buff *skb;
 	struct mrc_hdr *hdr;
 	struct mrc_syn *syn;
@@ -617,8 +621,10 @@ int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue)
 	if (!skb)
 		return -ENOMEM;
 	syn = skb_put_zero(skb, sizeof(*syn));
-	n = mrc_conn_fill_planes(msk, syn, MRC_MAX_PLANES);
+	n = mrc_conn_fill_planes(msk, syn, MRC_SYN_MAX_PLANES);
 	skb_put(skb, n * sizeof(syn->planes[0]));
+	if (type == MRC_PKT_SYN)
+		skb_put_zero(skb, body - skb->len);
 	syn->src_port = htons(msk->port);
 	syn->dst_port = htons(msk->dport);
 	syn->window = htonl(mrc_rcv_initial_window(msk));
@@ -637,7 +643,7 @@ int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue)
  * PROBE asks the peer for an ACK on a given path: to test a retired EV,
  * or to learn the window when ours is shut.  Returns the probe's PSN.
  */
-u32 mrc_output_probe_ev(struct mrc_sock *msk, int id, u16 ev,
+u32 mrc_output_probe_ev(struct mrc_sock *msk, int id, u16 ev, u32 dsn,
 			struct sk_buff_head *queue)
 {
 	u32 psn = msk->next_psn++;
@@ -649,6 +655,7 @@ u32 mrc_output_probe_ev(struct mrc_sock *msk, int id, u16 ev,
 		return psn;
 	hdr = mrc_push_hdr(skb, MRC_PKT_PROBE, 0, ev, msk->rcid, msk->lcid);
 	hdr->psn = htonl(psn);
+	hdr->dsn = htonl(dsn);
 	mrc_queue_xmit(queue, skb, id, ev, &msk->planes[id].raddr);
 	return psn;
 }
@@ -658,31 +665,41 @@ void mrc_output_probe(struct mrc_sock *msk, struct sk_buff_head *queue)
 	int id = mrc_path_pick_plane(msk, -1);
 
 	if (id >= 0)
-		mrc_output_probe_ev(msk, id, mrc_some_ev(msk, id), queue);
+		mrc_output_probe_ev(msk, id, mrc_some_ev(msk, id), msk->snd_una,
+				    queue);
 }
 
-/* RST of a connection, on whatever plane still works. */
+/*
+ * RST of a connection, on whatever plane still works.  Its DSN is the next
+ * one we expect, which the peer checks against what it has in flight.
+ */
 void mrc_output_rst(struct mrc_sock *msk, struct sk_buff_head *queue)
 {
 	int id = mrc_path_pick_plane(msk, -1);
 
 	if (id < 0)
 		id = msk->syn_plane;
-	mrc_output_rst_to(queue, id, msk->rcid, msk->lcid,
-			  msk->plane_mask & BIT(id) ? &msk->planes[id].raddr :
-						      &msk->daddr);
+	mrc_output_rst_to(queue, id, msk->rcid, msk->lcid, msk->rcv_nxt,
+			  mrc_path_usable(msk, id) ? &msk->planes[id].raddr :
+						     &msk->daddr);
 }
 
-/* RST to a peer for a connection id, with or without a connection here. */
+/*
+ * RST to a peer for a connection id, with or without a connection here;
+ * @dsn is the peer's to check: the next one expected, or the DSN of the
+ * packet answered.
+ */
 void mrc_output_rst_to(struct sk_buff_head *queue, int id, u32 dst_cid,
-		       u32 src_cid, const struct mrc_addr *raddr)
+		       u32 src_cid, u32 dsn, const struct mrc_addr *raddr)
 {
 	struct sk_buff *skb;
-	u16 ev = MRC_EV_MIN + get_random_u32_below(U16_MAX - MRC_EV_MIN);
+	struct mrc_hdr *hdr;
+	u16 ev = MRC_EV_MIN + get_random_u32_below(U16_MAX - MRC_EV_MIN + 1);
 
 	skb = mrc_alloc_skb(0, GFP_ATOMIC);
 	if (!skb)
 		return;
-	mrc_push_hdr(skb, MRC_PKT_RST, 0, ev, dst_cid, src_cid);
+	hdr = mrc_push_hdr(skb, MRC_PKT_RST, 0, ev, dst_cid, src_cid);
+	hdr->dsn = htonl(dsn);
 	mrc_queue_xmit(queue, skb, id, ev, raddr);
 }

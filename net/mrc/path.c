@@ -14,6 +14,8 @@
  * Copyright (C) 2026 The MRC for Linux authors
  */
 
+#include <linux/random.h>
+
 #include "mrc.h"
 #include "protocol.h"
 
@@ -31,9 +33,17 @@ bool mrc_path_plane_up(struct mrc_sock *msk, int id)
 	return up;
 }
 
+/* Whether plane @id may carry anything to the peer but validation probes. */
+bool mrc_path_usable(struct mrc_sock *msk, int id)
+{
+	return msk->plane_mask & BIT(id) && msk->planes[id].validated &&
+	       mrc_path_plane_up(msk, id);
+}
+
 /*
- * Round robin over the shared planes that are up, have an EV in use and
- * room in their congestion window; @avoid only when nothing else will do.
+ * Round robin over the shared, validated planes that are up, have an EV
+ * in use and room in their congestion window; @avoid only when nothing
+ * else will do.
  */
 int mrc_path_pick_plane(struct mrc_sock *msk, int avoid)
 {
@@ -47,7 +57,7 @@ int mrc_path_pick_plane(struct mrc_sock *msk, int avoid)
 			continue;
 		cp = &msk->planes[id];
 		if (!cp->nr_active || cp->nr_inflight >= cp->cwnd ||
-		    !mrc_path_plane_up(msk, id))
+		    !mrc_path_usable(msk, id))
 			continue;
 		if (id == avoid) {
 			fallback = id;
@@ -136,8 +146,7 @@ void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue)
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
-		if (!(msk->plane_mask & BIT(id)) || cp->nr_active == cp->nr_evs ||
-		    !mrc_path_plane_up(msk, id))
+		if (cp->nr_active == cp->nr_evs || !mrc_path_usable(msk, id))
 			continue;
 		for (i = 0; i < cp->nr_evs; i++) {
 			struct mrc_ev *ev = &cp->evs[i];
@@ -145,7 +154,7 @@ void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue)
 			if (ev->state != MRC_EV_RETIRED || ev->next_probe > now)
 				continue;
 			ev->probe_psn = mrc_output_probe_ev(msk, id, ev->port,
-							    queue);
+							    msk->snd_una, queue);
 			if (ev->probe_shift < 16)
 				ev->probe_shift++;
 			ev->next_probe = now +
@@ -179,15 +188,96 @@ u64 mrc_path_next_probe(struct mrc_sock *msk)
 	return when;
 }
 
-/* An acknowledgment answered the probe @psn on EV @port: it works again. */
-void mrc_path_probe_answered(struct mrc_sock *msk, u16 port, u32 psn)
+/*
+ * An acknowledgment answered a probe: a validation probe when it echoes
+ * the challenge, or the probe of a retired EV, which works again.
+ */
+void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack)
 {
+	u32 psn = ntohl(ack->echo_psn), dsn = ntohl(ack->echo_dsn);
 	struct mrc_conn_plane *cp;
-	struct mrc_ev *ev = mrc_path_find_ev(msk, port, &cp);
+	struct mrc_ev *ev;
+	int id;
+
+	for (id = 0; id < MRC_MAX_PLANES; id++) {
+		cp = &msk->planes[id];
+		if (!(msk->plane_mask & BIT(id)) || cp->validated ||
+		    !cp->val_tries || cp->val_psn != psn ||
+		    cp->val_challenge != dsn)
+			continue;
+		cp->validated = true;
+		cp->val_next = 0;
+		return;
+	}
 
 	/* EVs are unique in a connection: the port names one. */
+	ev = mrc_path_find_ev(msk, ntohs(ack->echo_ev), &cp);
 	if (ev && ev->state == MRC_EV_RETIRED && ev->probe_psn == psn)
 		mrc_path_restore(cp, ev);
+}
+
+/*
+ * Validation of the peer's planes.  A peer names its addresses in its SYN
+ * or SYN_ACK, and nothing proves they are its own: a peer could name a
+ * third host and have us spray a stream at it.  The address the handshake
+ * went through is proved by the handshake; every other plane must answer
+ * a PROBE that carries a random challenge (in its DSN field) with an
+ * acknowledgment that echoes it, which only a host that received the
+ * probe can do.  Until then the address gets nothing but these probes, of
+ * 28 bytes, at most MRC_VALIDATE_TRIES of them, 20 ms apart and doubling.
+ */
+void mrc_path_validate_start(struct mrc_sock *msk, u64 now)
+{
+	int id;
+
+	for (id = 0; id < MRC_MAX_PLANES; id++) {
+		struct mrc_conn_plane *cp = &msk->planes[id];
+
+		if (msk->plane_mask & BIT(id) && !cp->validated) {
+			cp->val_tries = 0;
+			cp->val_next = now;
+		}
+	}
+}
+
+void mrc_path_validate(struct mrc_sock *msk, u64 now,
+		       struct sk_buff_head *queue)
+{
+	int id;
+
+	for (id = 0; id < MRC_MAX_PLANES; id++) {
+		struct mrc_conn_plane *cp = &msk->planes[id];
+
+		if (!(msk->plane_mask & BIT(id)) || cp->validated ||
+		    !cp->val_next || cp->val_next > now ||
+		    !mrc_path_plane_up(msk, id))
+			continue;
+		if (cp->val_tries >= MRC_VALIDATE_TRIES) {
+			cp->val_next = 0;	/* until the plane comes back */
+			continue;
+		}
+		cp->val_challenge = get_random_u32();
+		cp->val_psn = mrc_output_probe_ev(msk, id, mrc_some_ev(msk, id),
+						  cp->val_challenge, queue);
+		cp->val_next = now + (MRC_RTO_INIT_NS << cp->val_tries);
+		cp->val_tries++;
+	}
+}
+
+/* When the next validation probe is due, 0 for none. */
+u64 mrc_path_next_validation(struct mrc_sock *msk)
+{
+	u64 when = 0;
+	int id;
+
+	for (id = 0; id < MRC_MAX_PLANES; id++) {
+		struct mrc_conn_plane *cp = &msk->planes[id];
+
+		if (msk->plane_mask & BIT(id) && !cp->validated &&
+		    cp->val_next && cp->up && (!when || cp->val_next < when))
+			when = cp->val_next;
+	}
+	return when;
 }
 
 /* The EV @port of the connection, and its plane in @cpp. */
@@ -239,6 +329,11 @@ static void mrc_path_refresh(struct mrc_sock *msk, struct sk_buff_head *queue)
 		if (cp->up && !up) {
 			mrc_output_requeue_plane(msk, cp);
 		} else if (!cp->up && up) {
+			/* A plane that gave up validating tries again. */
+			if (!cp->validated && !cp->val_next) {
+				cp->val_tries = 0;
+				cp->val_next = ktime_get_ns();
+			}
 			for (i = 0; i < cp->nr_evs; i++) {
 				cp->evs[i].state = MRC_EV_ACTIVE;
 				cp->evs[i].skip = 0;
@@ -247,6 +342,7 @@ static void mrc_path_refresh(struct mrc_sock *msk, struct sk_buff_head *queue)
 		}
 		cp->up = up;
 	}
+	mrc_path_validate(msk, ktime_get_ns(), queue);
 	mrc_output_push(msk, queue);
 	mrc_timer_update(msk);
 }

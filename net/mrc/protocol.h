@@ -92,6 +92,14 @@ struct mrc_syn {
 	struct mrc_syn_plane	planes[];
 };
 
+/*
+ * A SYN is padded to the size of the largest SYN_ACK, so that answering a
+ * SYN from an address nobody proved never sends more bytes than came in.
+ */
+#define MRC_SYN_MAX_PLANES	16
+#define MRC_SYN_BODY_LEN	(sizeof(struct mrc_syn) + \
+				 MRC_SYN_MAX_PLANES * sizeof(struct mrc_syn_plane))
+
 /* A run of DATA packets [start, end) that arrived. */
 struct mrc_sack_block {
 	__be32	start;

@@ -487,6 +487,18 @@ out:
 	return err;
 }
 
+/*
+ * Children of a listener.  A SYN makes a child that is half-open: on the
+ * listener's accept queue, but neither counted in its backlog nor given
+ * to accept(), until a packet from the client names the child's id
+ * (mrc_sock_child_established()); one that never does ends after
+ * MRC_SYN_RECV_TIMEOUT_NS and leaves the queue (mrc_sock_child_forget()).
+ *
+ * The listener's lock, then the child's (nested), protect the accept queue
+ * and each child's @parent and @half_open; a child holds a reference on
+ * its listener while it is queued.
+ */
+
 /* A connection for a SYN, under the listener's lock, BHs off. */
 struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 				       const struct mrc_hdr *hdr,
@@ -498,6 +510,7 @@ struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 	struct sock *lsk = &lmsk->sk;
 	struct mrc_sock *msk;
 	struct sock *sk;
+	int err;
 
 	sk = sk_alloc(sock_net(lsk), PF_MRC, GFP_ATOMIC, lsk->sk_prot, 0);
 	if (!sk)
@@ -510,6 +523,7 @@ struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 	sk->sk_rcvtimeo = READ_ONCE(lsk->sk_rcvtimeo);
 	sk->sk_sndtimeo = READ_ONCE(lsk->sk_sndtimeo);
 	sk->sk_userlocks = lsk->sk_userlocks;
+	sk->sk_uid = lsk->sk_uid;
 
 	msk->port = lmsk->port;
 	msk->addr = lmsk->addr;
@@ -518,49 +532,171 @@ struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 	msk->syn_plane = plane_id;
 	msk->rcid = ntohl(hdr->src_cid);
 	if (mrc_conn_set_planes(msk, syn, len))
-		goto err_free;
+		goto err_put;
 	mrc_set_initial_seq(msk);
 	msk->snd_wnd_end = msk->snd_nxt +
 			   min_t(u32, ntohl(syn->window), MRC_RING_SIZE);
 	msk->rcv_nxt = ntohl(hdr->dsn);
 	msk->rcv_wnd_end = msk->rcv_nxt;
 	mrc_rcv_update_window(msk);
-	msk->last_progress = ktime_get_ns();
-	mrc_set_state(sk, TCP_ESTABLISHED);
+	/* Acknowledgments echo the last packet received: the SYN first. */
+	msk->echo_psn = ntohl(hdr->psn);
+	msk->echo_dsn = ntohl(hdr->dsn);
+	msk->echo_ev = ntohs(hdr->ev);
+	msk->echo_plane = plane_id;
+	msk->syn_start = ktime_get_ns();
+	msk->echo_time = msk->syn_start;
+	msk->last_progress = msk->syn_start;
+	msk->syn_next = msk->syn_start + MRC_RTO_INIT_NS;
+	mrc_set_state(sk, TCP_SYN_RECV);
 
-	/* Nobody sees the child before it is hashed: no lock needed. */
+	/*
+	 * Nobody sees the child before it is hashed; from then on, lookups
+	 * may hold references, so it goes with sock_put().
+	 */
 	if (mrc_conn_hash(msk))
-		goto err_free;
-	if (mrc_output_syn(msk, MRC_PKT_SYN_ACK, queue)) {
+		goto err_put;
+	spin_lock_nested(&msk->lock, SINGLE_DEPTH_NESTING);
+	err = mrc_output_syn(msk, MRC_PKT_SYN_ACK, queue);
+	if (!err) {
+		msk->synack_sent = 1;
+		mrc_timer_update(msk);
+		sock_hold(lsk);
+		msk->parent = lmsk;
+		msk->half_open = true;
+		list_add_tail(&msk->accept_node, &lmsk->accept_queue);
+		lmsk->nr_half_open++;
+	}
+	spin_unlock(&msk->lock);
+	if (err) {
 		mrc_conn_unhash(msk);
-		goto err_free;
+		goto err_put;
 	}
 	mrc_conn_hash_peer(msk);
-
-	msk->parent = lmsk;
-	list_add_tail(&msk->accept_node, &lmsk->accept_queue);
-	sk_acceptq_added(lsk);
 	return msk;
 
-err_free:
-	sk_free(sk);
+err_put:
+	sock_put(sk);
 	return NULL;
 }
 
-static struct mrc_sock *mrc_accept_dequeue(struct mrc_sock *lmsk)
+/*
+ * A packet from the client names a half-open child: it joins the accept
+ * queue, if there is room.  Softirq; returns whether the child is
+ * established.
+ */
+bool mrc_sock_child_established(struct mrc_sock *msk)
 {
-	struct mrc_sock *msk;
+	struct mrc_sock *lmsk;
+	bool established;
+	u64 now;
+
+	spin_lock(&msk->lock);
+	lmsk = msk->parent;
+	if (lmsk)
+		sock_hold(&lmsk->sk);
+	established = msk->sk.sk_state == TCP_ESTABLISHED;
+	spin_unlock(&msk->lock);
+	if (!lmsk)
+		return established;
+
+	spin_lock(&lmsk->lock);
+	spin_lock_nested(&msk->lock, SINGLE_DEPTH_NESTING);
+	if (msk->parent == lmsk && msk->half_open && !msk->dead &&
+	    lmsk->sk.sk_state == TCP_LISTEN &&
+	    !sk_acceptq_is_full(&lmsk->sk)) {
+		now = ktime_get_ns();
+		msk->half_open = false;
+		lmsk->nr_half_open--;
+		sk_acceptq_added(&lmsk->sk);
+		msk->backoff = 0;
+		msk->last_progress = now;
+		mrc_set_state(&msk->sk, TCP_ESTABLISHED);
+		/* The other planes are validated from the timer. */
+		mrc_path_validate_start(msk, now);
+		mrc_timer_update(msk);
+	}
+	established = msk->sk.sk_state == TCP_ESTABLISHED;
+	spin_unlock(&msk->lock);
+	spin_unlock(&lmsk->lock);
+	if (established)
+		lmsk->sk.sk_data_ready(&lmsk->sk);
+	sock_put(&lmsk->sk);
+	return established;
+}
+
+/* A half-open child ended: it leaves its listener.  Process context. */
+void mrc_sock_child_forget(struct mrc_sock *msk)
+{
+	struct mrc_sock *lmsk;
+	bool gone = false;
+
+	spin_lock_bh(&msk->lock);
+	lmsk = msk->parent;
+	if (lmsk)
+		sock_hold(&lmsk->sk);
+	spin_unlock_bh(&msk->lock);
+	if (!lmsk)
+		return;
 
 	spin_lock_bh(&lmsk->lock);
-	msk = list_first_entry_or_null(&lmsk->accept_queue, struct mrc_sock,
-				       accept_node);
-	if (msk) {
+	spin_lock_nested(&msk->lock, SINGLE_DEPTH_NESTING);
+	if (msk->parent == lmsk && msk->half_open) {
 		list_del_init(&msk->accept_node);
-		sk_acceptq_removed(&lmsk->sk);
+		lmsk->nr_half_open--;
+		msk->half_open = false;
 		msk->parent = NULL;
+		gone = true;
 	}
+	spin_unlock(&msk->lock);
 	spin_unlock_bh(&lmsk->lock);
-	return msk;
+	if (gone) {
+		mrc_sock_unlist(msk);
+		sock_put(&lmsk->sk);	/* the child's */
+		sock_put(&msk->sk);	/* the accept queue's */
+	}
+	sock_put(&lmsk->sk);
+}
+
+/*
+ * The first child that is no longer half-open, or with @all any child,
+ * telling in @half_open which it was; the caller owns the accept queue's
+ * reference.
+ */
+static struct mrc_sock *mrc_accept_dequeue(struct mrc_sock *lmsk, bool all,
+					   bool *half_open)
+{
+	struct mrc_sock *msk, *found = NULL;
+
+	spin_lock_bh(&lmsk->lock);
+	list_for_each_entry(msk, &lmsk->accept_queue, accept_node) {
+		spin_lock_nested(&msk->lock, SINGLE_DEPTH_NESTING);
+		if (all || !msk->half_open) {
+			*half_open = msk->half_open;
+			if (msk->half_open)
+				lmsk->nr_half_open--;
+			else
+				sk_acceptq_removed(&lmsk->sk);
+			msk->half_open = false;
+			msk->parent = NULL;
+			found = msk;
+		}
+		spin_unlock(&msk->lock);
+		if (found)
+			break;
+	}
+	if (found)
+		list_del_init(&found->accept_node);
+	spin_unlock_bh(&lmsk->lock);
+	if (found)
+		sock_put(&lmsk->sk);	/* the child's */
+	return found;
+}
+
+/* Whether accept() has a connection to give; half-open ones do not count. */
+static bool mrc_acceptable(const struct mrc_sock *lmsk)
+{
+	return READ_ONCE(lmsk->sk.sk_ack_backlog);
 }
 
 static int __mrc_accept(struct socket *sock, struct socket *newsock,
@@ -569,6 +705,7 @@ static int __mrc_accept(struct socket *sock, struct socket *newsock,
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *sk = sock->sk;
 	struct mrc_sock *lmsk = mrc_sk(sk), *msk;
+	bool half_open;
 	long timeo;
 	int err = 0;
 
@@ -579,7 +716,7 @@ static int __mrc_accept(struct socket *sock, struct socket *newsock,
 	}
 	timeo = sock_rcvtimeo(sk, flags & O_NONBLOCK);
 	add_wait_queue(sk_sleep(sk), &wait);
-	while (!(msk = mrc_accept_dequeue(lmsk))) {
+	while (!(msk = mrc_accept_dequeue(lmsk, false, &half_open))) {
 		if (sk->sk_state != TCP_LISTEN) {
 			err = -EINVAL;
 			break;
@@ -592,8 +729,7 @@ static int __mrc_accept(struct socket *sock, struct socket *newsock,
 			err = sock_intr_errno(timeo);
 			break;
 		}
-		sk_wait_event(sk, &timeo,
-			      !list_empty_careful(&lmsk->accept_queue) ||
+		sk_wait_event(sk, &timeo, mrc_acceptable(lmsk) ||
 			      READ_ONCE(sk->sk_state) != TCP_LISTEN, &wait);
 	}
 	remove_wait_queue(sk_sleep(sk), &wait);
@@ -643,8 +779,7 @@ static __poll_t mrc_poll(struct file *file, struct socket *sock,
 	sock_poll_wait(file, sock, wait);
 	state = READ_ONCE(sk->sk_state);
 	if (state == TCP_LISTEN)
-		return list_empty_careful(&msk->accept_queue) ? 0 :
-		       EPOLLIN | EPOLLRDNORM;
+		return mrc_acceptable(msk) ? EPOLLIN | EPOLLRDNORM : 0;
 
 	shutdown = READ_ONCE(sk->sk_shutdown);
 	if (READ_ONCE(sk->sk_err))
@@ -746,12 +881,20 @@ static void mrc_abort(struct mrc_sock *msk, int err)
 static void mrc_listen_stop(struct mrc_sock *lmsk)
 {
 	struct mrc_sock *msk;
+	bool half_open;
 
 	spin_lock_bh(&lmsk->lock);
 	mrc_set_state(&lmsk->sk, TCP_CLOSE);
 	spin_unlock_bh(&lmsk->lock);
-	while ((msk = mrc_accept_dequeue(lmsk))) {
-		mrc_abort(msk, 0);
+	while ((msk = mrc_accept_dequeue(lmsk, true, &half_open))) {
+		/* No RST to where a SYN claimed to come from. */
+		if (half_open) {
+			spin_lock_bh(&msk->lock);
+			mrc_conn_done(msk, 0);
+			spin_unlock_bh(&msk->lock);
+		} else {
+			mrc_abort(msk, 0);
+		}
 		mrc_sock_unlist(msk);
 		sock_put(&msk->sk);	/* the accept queue's */
 	}

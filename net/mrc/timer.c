@@ -39,6 +39,9 @@ static u64 mrc_next_deadline(struct mrc_sock *msk)
 	switch (msk->sk.sk_state) {
 	case TCP_SYN_SENT:
 		return msk->syn_next;
+	case TCP_SYN_RECV:
+		return min(msk->syn_next,
+			   msk->syn_start + MRC_SYN_RECV_TIMEOUT_NS);
 	case TCP_ESTABLISHED:
 		when = mrc_output_next_timeout(msk);
 		if (!list_empty(&msk->rtx_queue) || mrc_window_shut(msk)) {
@@ -50,6 +53,9 @@ static u64 mrc_next_deadline(struct mrc_sock *msk)
 		break;
 	}
 	t = mrc_path_next_probe(msk);
+	if (t && (!when || t < when))
+		when = t;
+	t = mrc_path_next_validation(msk);
 	if (t && (!when || t < when))
 		when = t;
 	if (msk->close_deadline && (!when || msk->close_deadline < when))
@@ -104,6 +110,7 @@ static void mrc_timer_established(struct mrc_sock *msk, u64 now,
 				     msk->snd_una == msk->snd_nxt))
 		mrc_output_probe(msk, queue);
 	mrc_path_probe(msk, now, queue);
+	mrc_path_validate(msk, now, queue);
 	mrc_output_push(msk, queue);
 }
 
@@ -133,6 +140,21 @@ static enum hrtimer_restart mrc_rto_fire(struct hrtimer *timer)
 					    min_t(u32, msk->backoff, 10),
 					    MRC_RTO_MAX_NS);
 		mrc_output_syn(msk, MRC_PKT_SYN, &queue);
+		break;
+	case TCP_SYN_RECV:
+		/* Spoofed SYNs make connections that never complete. */
+		if (now - msk->syn_start >= MRC_SYN_RECV_TIMEOUT_NS) {
+			mrc_conn_done(msk, ETIMEDOUT);
+			goto out;
+		}
+		if (now < msk->syn_next)
+			break;
+		msk->backoff++;
+		msk->syn_next = now + (MRC_RTO_INIT_NS <<
+				       min_t(u32, msk->backoff, 10));
+		if (msk->synack_sent < MRC_SYNACK_MAX &&
+		    !mrc_output_syn(msk, MRC_PKT_SYN_ACK, &queue))
+			msk->synack_sent++;
 		break;
 	case TCP_ESTABLISHED:
 		mrc_timer_established(msk, now, &queue);
