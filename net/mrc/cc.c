@@ -70,9 +70,12 @@ void mrc_cc_on_ack(struct mrc_conn_plane *cp, u32 psn)
 {
 	cp->ce_acked++;
 	if (!mrc_before(psn, cp->ce_round_psn)) {
-		u32 frac = cp->ce_marked * 1024 / cp->ce_acked;
+		/* Marks of packets acknowledged earlier count too: clamp. */
+		u32 frac = min(cp->ce_marked, cp->ce_acked) * 1024 /
+			   cp->ce_acked;
 
-		cp->ce_alpha = cp->ce_alpha - cp->ce_alpha / 16 + frac / 16;
+		cp->ce_alpha = min(cp->ce_alpha - cp->ce_alpha / 16 + frac / 16,
+				   1024U);
 		if (cp->ce_marked) {
 			cp->cwnd = max_t(u32, cp->cwnd -
 					 cp->cwnd * cp->ce_alpha / 2048,

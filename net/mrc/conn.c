@@ -6,6 +6,7 @@
  * Copyright (C) 2026 The MRC for Linux authors
  */
 
+#include <linux/jhash.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
@@ -124,6 +125,18 @@ int mrc_conn_hash(struct mrc_sock *msk)
 	return 0;
 }
 
+/*
+ * The peer chooses its ids: hashed with a secret, so that it cannot make
+ * them all land in one bucket.
+ */
+static u32 mrc_conn_peer_key(u32 rcid)
+{
+	static u32 mrc_peer_seed __read_mostly;
+
+	net_get_random_once(&mrc_peer_seed, sizeof(mrc_peer_seed));
+	return jhash_1word(rcid, mrc_peer_seed);
+}
+
 /* Once the peer's id is known: lets a repeated SYN find its connection. */
 void mrc_conn_hash_peer(struct mrc_sock *msk)
 {
@@ -131,7 +144,8 @@ void mrc_conn_hash_peer(struct mrc_sock *msk)
 
 	spin_lock_bh(&mn->conns_lock);
 	if (msk->hashed && hlist_unhashed(&msk->rcid_node))
-		hash_add_rcu(mn->conns_by_peer, &msk->rcid_node, msk->rcid);
+		hash_add_rcu(mn->conns_by_peer, &msk->rcid_node,
+			     mrc_conn_peer_key(msk->rcid));
 	spin_unlock_bh(&mn->conns_lock);
 }
 
@@ -188,7 +202,8 @@ struct mrc_sock *mrc_conn_lookup_peer(struct mrc_net *mn, u32 rcid,
 {
 	struct mrc_sock *msk;
 
-	hash_for_each_possible_rcu(mn->conns_by_peer, msk, rcid_node, rcid) {
+	hash_for_each_possible_rcu(mn->conns_by_peer, msk, rcid_node,
+				   mrc_conn_peer_key(rcid)) {
 		if (msk->rcid != rcid || msk->dport != rport ||
 		    !mrc_addr_equal(&msk->daddr, raddr))
 			continue;
@@ -236,13 +251,15 @@ u16 mrc_conn_local_mss(struct mrc_net *mn)
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(plane, &mn->planes, list) {
+		u32 mtu = READ_ONCE(plane->dev->mtu);
+
 		hlen = (plane->family == AF_INET ? sizeof(struct iphdr) :
 			sizeof(struct ipv6hdr)) + sizeof(struct udphdr) +
 		       sizeof(struct mrc_hdr);
-		mss = min(mss, READ_ONCE(plane->dev->mtu) - hlen);
+		mss = min(mss, mtu > hlen ? mtu - hlen : 0);
 	}
 	rcu_read_unlock();
-	return max(mss, 256U);
+	return max(mss, MRC_MIN_MSS);
 }
 
 static bool mrc_ev_taken(const struct mrc_sock *msk, u32 n, u16 port)
@@ -388,7 +405,7 @@ int mrc_conn_set_planes(struct mrc_sock *msk, const struct mrc_syn *syn,
 		return -EPROTO;
 
 	msk->mss = min_t(u32, mrc_conn_local_mss(mn), ntohs(syn->max_payload));
-	msk->mss = max(msk->mss, 256U);
+	msk->mss = max(msk->mss, MRC_MIN_MSS);
 	if (mrc_conn_draw_evs(msk, nr_shared))
 		return -ENOMEM;
 	for (i = 0; i < MRC_MAX_PLANES; i++) {
@@ -491,6 +508,10 @@ void mrc_conn_destroy_work(struct work_struct *work)
 	hrtimer_cancel(&msk->ack_timer);
 	spin_lock_bh(&msk->lock);
 	mrc_conn_purge(msk);
+	if (msk->orphan) {
+		msk->orphan = false;
+		atomic_dec(&mrc_pernet(sock_net(sk))->orphans);
+	}
 	spin_unlock_bh(&msk->lock);
 	sk->sk_write_space(sk);
 	mrc_sock_child_forget(msk);

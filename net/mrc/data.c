@@ -119,6 +119,43 @@ static int mrc_wait_sndbuf(struct mrc_sock *msk, int bytes, long *timeo)
 	return err;
 }
 
+/*
+ * Reserve @bytes of MRC's memory (sysctl.c) for packets about to be cut.
+ * Over the limit, wait a little and try again, as TCP's senders do: memory
+ * freed elsewhere wakes nobody here.
+ */
+static int mrc_reserve_mem(struct mrc_sock *msk, int bytes, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &msk->sk;
+	long nap, left;
+	bool ok;
+
+	for (;;) {
+		spin_lock_bh(&msk->lock);
+		ok = sk_wmem_schedule(sk, bytes);
+		spin_unlock_bh(&msk->lock);
+		if (ok)
+			return 0;
+		if (sk->sk_err)
+			return sock_error(sk);
+		if (!*timeo)
+			return -ENOBUFS;
+		if (signal_pending(current))
+			return sock_intr_errno(*timeo);
+		nap = min_t(long, *timeo, HZ / 10);
+		left = nap;
+		add_wait_queue(sk_sleep(sk), &wait);
+		sk_wait_event(sk, &left, READ_ONCE(sk->sk_err) ||
+			      READ_ONCE(sk->sk_state) != TCP_ESTABLISHED, &wait);
+		remove_wait_queue(sk_sleep(sk), &wait);
+		if (*timeo != MAX_SCHEDULE_TIMEOUT)
+			*timeo -= nap - left;
+		if (READ_ONCE(sk->sk_state) != TCP_ESTABLISHED)
+			return -EPIPE;
+	}
+}
+
 static int mrc_send_check(struct socket *sock, struct sock *sk, long *timeo)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
@@ -169,6 +206,8 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 		if (cost > READ_ONCE(sk->sk_sndbuf))
 			return -EMSGSIZE;
 		err = mrc_wait_sndbuf(msk, cost, &timeo);
+		if (!err)
+			err = mrc_reserve_mem(msk, cost, &timeo);
 		if (err)
 			return err;
 		err = mrc_cut(msk, msg, len, true, &pkts);
@@ -190,6 +229,10 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 		room = mrc_sndbuf_free(msk) / mrc_pkt_truesize(msk);
 		n = min_t(size_t, len - sent,
 			  (size_t)min(room, 64) * msk->mss);
+		err = mrc_reserve_mem(msk, DIV_ROUND_UP(n, msk->mss) *
+				      mrc_pkt_truesize(msk), &timeo);
+		if (err)
+			break;
 		err = mrc_cut(msk, msg, n, false, &pkts);
 		if (err)
 			break;
@@ -297,10 +340,10 @@ static void mrc_rcv_consume(struct mrc_sock *msk, struct sk_buff *skb,
 		__skb_unlink(skb, &msk->sk.sk_receive_queue);
 		if (cb->flags & MRC_F_LAST)
 			WRITE_ONCE(msk->rcv_msgs, msk->rcv_msgs - 1);
+		/* Its destructor uncharges sk_forward_alloc: under the lock. */
+		consume_skb(skb);
 	}
 	spin_unlock_bh(&msk->lock);
-	if (done)
-		consume_skb(skb);
 }
 
 /*

@@ -11,6 +11,7 @@
  */
 
 #include <linux/ip.h>
+#include <linux/jhash.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
@@ -25,10 +26,26 @@ static void mrc_count_drop(struct mrc_net *mn)
 	atomic64_inc(&mn->rx_dropped);
 }
 
+/* The RST limit of @addr's bucket of sources. */
+static struct ratelimit_state *mrc_rst_src_limit(struct mrc_net *mn,
+						 const struct mrc_addr *addr)
+{
+	static u32 mrc_rst_seed __read_mostly;
+	u32 h;
+
+	net_get_random_once(&mrc_rst_seed, sizeof(mrc_rst_seed));
+	if (addr->family == AF_INET)
+		h = jhash_1word((__force u32)addr->v4, mrc_rst_seed);
+	else
+		h = jhash2((const u32 *)&addr->v6, 4, mrc_rst_seed);
+	return &mn->rst_src_limit[h % MRC_RST_SOURCES];
+}
+
 /*
  * An RST for a packet that names no connection or listener here, at most
- * MRC_RST_PER_SEC a second in a namespace: forged packets must not make
- * the host a reflector.
+ * MRC_RST_PER_SOURCE a second to a source and MRC_RST_PER_SEC in all in a
+ * namespace: forged packets must not make the host a reflector, nor use up
+ * the RSTs that others wait for.
  */
 static void mrc_rst_stray(struct mrc_net *mn, int plane_id,
 			  const struct mrc_hdr *hdr,
@@ -36,7 +53,8 @@ static void mrc_rst_stray(struct mrc_net *mn, int plane_id,
 {
 	struct sk_buff_head queue;
 
-	if (!__ratelimit(&mn->rst_limit))
+	if (!__ratelimit(mrc_rst_src_limit(mn, raddr)) ||
+	    !__ratelimit(&mn->rst_limit))
 		return;
 	__skb_queue_head_init(&queue);
 	/* Its DSN echoes the packet's, which the peer has in flight. */
@@ -178,9 +196,10 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	 * so that out-of-order data never keeps out what would free it.  A
 	 * drop for memory is told with a NACK: it is no path's fault.
 	 */
-	if (atomic_read(&sk->sk_rmem_alloc) &&
-	    atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
-	    READ_ONCE(sk->sk_rcvbuf) * (dsn == msk->rcv_nxt ? 2 : 1)) {
+	if ((atomic_read(&sk->sk_rmem_alloc) &&
+	     (u64)atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
+	     (u64)READ_ONCE(sk->sk_rcvbuf) * (dsn == msk->rcv_nxt ? 2 : 1)) ||
+	    !sk_rmem_schedule(sk, skb, skb->truesize)) {
 		msk->stats.rx_dropped++;
 		*nack = true;
 		goto drop_ack;
@@ -276,6 +295,7 @@ static void mrc_rcv_syn_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 			  NSEC_PER_USEC);
 	msk->backoff = 0;
 	msk->last_progress = now;
+	msk->last_advance = now;
 	mrc_set_state(sk, TCP_ESTABLISHED);
 	sk->sk_state_change(sk);
 	sk->sk_write_space(sk);
@@ -373,6 +393,7 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 	spin_lock(&msk->lock);
 	if (msk->dead)
 		goto drop;
+	msk->last_rcv = ktime_get_ns();
 	msk->planes[plane_id].rx_packets++;
 	msk->stats.rx_packets++;
 
@@ -560,6 +581,21 @@ static bool mrc_from_peer(struct mrc_sock *msk, const struct mrc_plane *plane,
 	return ok;
 }
 
+/*
+ * An ICMP error quotes a packet sent from one of our EVs to the peer's
+ * plane socket: claimed as ours when the quote is an MRC header, so that
+ * no other local socket sees it.  Its transport header is the quoted UDP
+ * header.
+ */
+int mrc_input_err_lookup(struct sock *usk, struct sk_buff *skb)
+{
+	unsigned int off = skb_transport_offset(skb) + sizeof(struct udphdr);
+
+	if (!pskb_may_pull(skb, off + 1))
+		return -EINVAL;
+	return skb->data[off] >> 4 == MRC_VERSION ? 0 : -ENOENT;
+}
+
 /* UDP encap_rcv of every plane socket: BHs off, under RCU. */
 int mrc_input(struct sock *usk, struct sk_buff *skb)
 {
@@ -574,6 +610,14 @@ int mrc_input(struct sock *usk, struct sk_buff *skb)
 	if (!plane)
 		goto drop;
 	mn = plane->mn;
+	/*
+	 * A plane the administrator took down, or that lost its address,
+	 * takes nothing; MRC has no checksum of its own, so IPv4's optional
+	 * UDP checksum is required.
+	 */
+	if (READ_ONCE(plane->state) != MRC_PLANE_STATE_UP ||
+	    (plane->family == AF_INET && !udp_hdr(skb)->check))
+		goto drop_count;
 	if (!pskb_may_pull(skb, sizeof(struct udphdr) + sizeof(hdr)))
 		goto drop_count;
 	__skb_pull(skb, sizeof(struct udphdr));

@@ -24,9 +24,13 @@ static int __init mrc_init(void)
 	if (!mrc_wq)
 		return -ENOMEM;
 
-	err = mrc_pernet_init();
+	err = mrc_sysctl_init();
 	if (err)
 		goto err_wq;
+
+	err = mrc_pernet_init();
+	if (err)
+		goto err_sysctl;
 
 	/* Planes follow their devices from the first one added. */
 	err = mrc_plane_init();
@@ -53,6 +57,8 @@ err_pernet:
 	mrc_pernet_exit();
 	/* Planes are freed by RCU callbacks in this module. */
 	rcu_barrier();
+err_sysctl:
+	mrc_sysctl_exit();
 err_wq:
 	destroy_workqueue(mrc_wq);
 	return err;
@@ -62,13 +68,17 @@ static void __exit mrc_exit(void)
 {
 	mrc_socket_exit();
 	mrc_plane_exit();
-	mrc_netlink_exit();
-	/* Removes the planes left in every namespace. */
+	/*
+	 * Removes the planes left in every namespace and cancels the works
+	 * that report plane changes: before the family that reports goes.
+	 */
 	mrc_pernet_exit();
+	mrc_netlink_exit();
 	/* Planes are freed by RCU callbacks in this module. */
 	rcu_barrier();
 	/* The last connection's teardown may still be returning. */
 	destroy_workqueue(mrc_wq);
+	mrc_sysctl_exit();
 }
 
 module_init(mrc_init);

@@ -22,6 +22,8 @@
 #include <net/sock.h>
 #include <uapi/linux/mrc_netlink.h>
 
+#define MRC_RST_SOURCES		64	/* buckets of sources for RST limits */
+
 /**
  * struct mrc_net - MRC state of one network namespace
  * @net: the namespace
@@ -32,6 +34,7 @@
  * @udp_port: UDP port of the encapsulation, host order
  * @default_evs: entropy values per plane unless a plane sets its own
  * @refresh_work: recomputes plane states after address changes
+ * @paths_work: makes the connections follow plane changes
  * @ports: bound sockets, by port
  * @ports_lock: protects @ports
  * @plane_by_id: the planes again, by id, for the data path (RCU)
@@ -40,7 +43,10 @@
  * @conns_lock: protects @conns and @conns_by_peer
  * @rx_dropped: packets that belong to no connection, or are malformed
  * @syn_dropped: SYNs refused for a full backlog or lack of memory
+ * @orphans: connections that outlive their closed socket
  * @rst_limit: bounds the RSTs sent for packets that name no connection
+ * @rst_src_limit: the same for each source, by a keyed hash of its address,
+ *	so that one host's junk does not use up everybody's RSTs
  *
  * @planes, @nr_planes, @udp_port and @default_evs change under RTNL;
  * @planes is also an RCU list for readers on the data path.
@@ -54,6 +60,7 @@ struct mrc_net {
 	u16			udp_port;
 	u32			default_evs;
 	struct work_struct	refresh_work;
+	struct work_struct	paths_work;
 	DECLARE_HASHTABLE(ports, 8);
 	spinlock_t		ports_lock;	/* taken with BHs off */
 	struct mrc_plane __rcu	*plane_by_id[MRC_PLANE_ID_MAX + 1];
@@ -62,7 +69,9 @@ struct mrc_net {
 	spinlock_t		conns_lock;	/* taken with BHs off */
 	atomic64_t		rx_dropped;
 	atomic64_t		syn_dropped;
+	atomic_t		orphans;
 	struct ratelimit_state	rst_limit;
+	struct ratelimit_state	rst_src_limit[MRC_RST_SOURCES];
 };
 
 /**
@@ -137,7 +146,15 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
 #define MRC_MAX_PLANES		(MRC_PLANE_ID_MAX + 1)
 #define MRC_MAX_EVS		256	/* entropy values, over all planes */
 #define MRC_RING_SIZE		1024	/* DATA packets in flight, each way */
-#define MRC_EV_MIN		49152	/* EVs are UDP source ports from here */
+/*
+ * EVs are UDP source ports from here on, above the default ephemeral range
+ * (ip_local_port_range ends at 60999), so that local sockets rarely hold
+ * them.
+ */
+#define MRC_EV_MIN		61000
+/* A plane's socket is a UDP tunnel: any non-zero encapsulation type. */
+#define MRC_UDP_ENCAP_TYPE	1
+#define MRC_MIN_MSS		64U	/* planes with less room are misconfigured */
 
 /**
  * struct mrc_conn_plane - a plane as one connection uses it
@@ -255,6 +272,7 @@ struct mrc_ev {
  * @hashed: whether the connection is in the tables (holds a reference)
  * @dead: the connection is over; timers no longer run
  * @closed: the user closed the socket; the connection may live on
+ * @orphan: counted in &mrc_net.orphans
  * @listed: in /proc/net/mrc and counted in /proc/net/protocols
  * @rst_pending: input found the connection must be reset
  * @time_wait: both FINs are through; the end is near
@@ -306,7 +324,10 @@ struct mrc_ev {
  * @syn_start: when connect() sent the first SYN
  * @syn_next: when the SYN is sent again
  * @backoff: consecutive retransmission timeouts
- * @last_progress: when the peer last acknowledged something new
+ * @last_progress: when the peer last answered
+ * @last_advance: when the peer last took data or opened its window
+ * @last_rcv: when a packet of the peer last arrived
+ * @wnd_probes: probes of a shut window since it last opened
  * @close_deadline: an orphaned connection ends by then at the latest
  * @destroy_work: tears the connection down out of timer context
  * @synack_sent: SYN_ACKs a half-open connection sent
@@ -335,6 +356,7 @@ struct mrc_sock {
 	bool			hashed;
 	bool			dead;
 	bool			closed;
+	bool			orphan;
 	bool			listed;
 	bool			rst_pending;
 	bool			time_wait;
@@ -389,6 +411,9 @@ struct mrc_sock {
 	u64			syn_next;
 	u32			backoff;
 	u64			last_progress;
+	u64			last_advance;
+	u64			last_rcv;
+	u32			wnd_probes;
 	u64			close_deadline;
 	struct work_struct	destroy_work;
 
@@ -450,12 +475,13 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 #define MRC_MIN_CWND		2
 #define MRC_ACK_EVERY		16
 #define MRC_RST_PER_SEC		1000
+#define MRC_RST_PER_SOURCE	100	/* a second, per bucket of sources */
 #define MRC_PUSH_BURST		64
 #define MRC_CE_SKIP		4
 #define MRC_PROBE_MIN_NS	(500 * NSEC_PER_USEC)
 #define MRC_PROBE_MAX_NS	(100 * NSEC_PER_MSEC)
 #define MRC_VALIDATE_TRIES	8	/* 20 ms doubling: 5 s in all */
-#define MRC_PSN_WINDOW		(1U << 24)	/* echoes accepted, back from next_psn */
+#define MRC_PSN_WINDOW		BIT(24)	/* echoes accepted, back from next_psn */
 #define MRC_HALF_OPEN_MAX	256	/* per listener */
 #define MRC_SYNACK_MAX		4	/* per half-open connection */
 #define MRC_SYN_RECV_TIMEOUT_NS	(3ULL * NSEC_PER_SEC)
@@ -469,6 +495,9 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 #define MRC_CONNECT_TIMEOUT_NS	(12ULL * NSEC_PER_SEC)
 #define MRC_DEAD_TIMEOUT_NS	(10ULL * NSEC_PER_SEC)
 #define MRC_FIN_WAIT_NS		(10ULL * NSEC_PER_SEC)
+#define MRC_ORPHAN_STALL_NS	(10ULL * NSEC_PER_SEC)
+#define MRC_MAX_ORPHANS		4096	/* per namespace */
+#define MRC_WND_PROBE_MAX_NS	(2ULL * NSEC_PER_SEC)
 #define MRC_TIME_WAIT_NS	(50 * NSEC_PER_MSEC)
 #define MRC_SNDBUF_STREAM	(4 << 20)
 #define MRC_SNDBUF_SEQPACKET	(40 << 20)
@@ -567,6 +596,7 @@ u16 mrc_some_ev(struct mrc_sock *msk, int id);
 
 /* input.c */
 int mrc_input(struct sock *usk, struct sk_buff *skb);
+int mrc_input_err_lookup(struct sock *usk, struct sk_buff *skb);
 void mrc_rcv_update_window(struct mrc_sock *msk);
 bool mrc_rcv_window_grew(struct mrc_sock *msk);
 u32 mrc_rcv_initial_window(const struct mrc_sock *msk);
@@ -597,6 +627,7 @@ void mrc_path_ce(struct mrc_conn_plane *cp, struct mrc_ev *ev);
 struct mrc_ev *mrc_path_find_ev(struct mrc_sock *msk, u16 port,
 				struct mrc_conn_plane **cpp);
 void mrc_path_planes_changed(struct mrc_net *mn);
+void mrc_path_planes_work(struct work_struct *work);
 
 /* timer.c */
 void mrc_timer_init(struct mrc_sock *msk);
@@ -610,6 +641,15 @@ int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
 int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		int flags);
 bool mrc_rcv_window_full(struct mrc_sock *msk);
+
+/* sysctl.c */
+extern atomic_long_t mrc_memory_allocated;
+DECLARE_PER_CPU(int, mrc_memory_per_cpu_fw_alloc);
+extern long sysctl_mrc_mem[3];
+extern int sysctl_mrc_wmem[3];
+extern int sysctl_mrc_rmem[3];
+int mrc_sysctl_init(void);
+void mrc_sysctl_exit(void);
 
 /* netlink.c */
 int mrc_netlink_init(void);

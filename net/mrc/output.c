@@ -278,6 +278,12 @@ void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
 		id = mrc_path_pick_plane(msk, -1);
 		if (id < 0)
 			break;
+		/* After a silence, the peer's clock starts now. */
+		if (msk->snd_una == msk->snd_nxt &&
+		    list_empty(&msk->rtx_queue)) {
+			msk->last_progress = ktime_get_ns();
+			msk->last_advance = msk->last_progress;
+		}
 		__skb_unlink(skb, &msk->write_queue);
 		cb = MRC_SKB_CB(skb);
 		cb->dsn = msk->snd_nxt++;
@@ -293,14 +299,17 @@ void mrc_output_queue(struct mrc_sock *msk, struct sk_buff_head *pkts)
 	struct sk_buff *skb;
 
 	lockdep_assert_held(&msk->lock);
-	skb_queue_walk(pkts, skb)
+	skb_queue_walk(pkts, skb) {
 		sk_wmem_queued_add(&msk->sk, skb->truesize);
+		sk_mem_charge(&msk->sk, skb->truesize);
+	}
 	skb_queue_splice_tail_init(pkts, &msk->write_queue);
 }
 
 void mrc_output_free_skb(struct mrc_sock *msk, struct sk_buff *skb)
 {
 	sk_wmem_queued_add(&msk->sk, -skb->truesize);
+	sk_mem_uncharge(&msk->sk, skb->truesize);
 	kfree_skb(skb);
 }
 
@@ -355,6 +364,7 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 	if (cb->flags & MRC_F_FIN)
 		msk->fin_acked = true;
 	sk_wmem_queued_add(&msk->sk, -skb->truesize);
+	sk_mem_uncharge(&msk->sk, skb->truesize);
 	consume_skb(skb);
 }
 
@@ -537,11 +547,18 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		    !mrc_before(msk->snd_nxt, end))
 			mrc_ack_range(msk, start, end, now);
 	}
-	if (mrc_before(msk->snd_wnd_end, ntohl(ack->wnd_end)))
+	if (mrc_before(msk->snd_wnd_end, ntohl(ack->wnd_end))) {
 		msk->snd_wnd_end = ntohl(ack->wnd_end);
+		progress = true;
+	}
 
+	/* The peer is alive; whether it takes our data is another thing. */
 	msk->last_progress = now;
 	msk->backoff = 0;
+	if (progress) {
+		msk->last_advance = now;
+		msk->wnd_probes = 0;
+	}
 	mrc_detect_loss(msk, now);
 	if (progress)
 		msk->sk.sk_write_space(&msk->sk);

@@ -9,7 +9,7 @@
  * when it returns.
  *
  * Everything here runs under msk->lock, but mrc_path_planes_changed(),
- * which plane.c calls under RTNL.
+ * which plane.c calls under RTNL, and the work item it queues.
  *
  * Copyright (C) 2026 The MRC for Linux authors
  */
@@ -137,12 +137,27 @@ void mrc_path_lost(struct mrc_conn_plane *cp, struct mrc_ev *ev, bool timeout,
 		mrc_path_retire(cp, ev, now);
 }
 
+/*
+ * Retired EVs are probed while there is something to send, or while the
+ * peer still speaks: an idle connection to a peer that vanished does not
+ * probe forever.  Sending again starts the probes again.
+ */
+static bool mrc_path_probing(const struct mrc_sock *msk, u64 now)
+{
+	return msk->snd_una != msk->snd_nxt ||
+	       !list_empty(&msk->rtx_queue) ||
+	       !skb_queue_empty(&msk->write_queue) ||
+	       now - msk->last_rcv < MRC_DEAD_TIMEOUT_NS;
+}
+
 /* Probe the retired EVs whose time has come, on planes that are up. */
 void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue)
 {
 	int id;
 	u32 i;
 
+	if (!mrc_path_probing(msk, now))
+		return;
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
@@ -171,6 +186,8 @@ u64 mrc_path_next_probe(struct mrc_sock *msk)
 	int id;
 	u32 i;
 
+	if (!mrc_path_probing(msk, ktime_get_ns()))
+		return 0;
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
@@ -347,20 +364,34 @@ static void mrc_path_refresh(struct mrc_sock *msk, struct sk_buff_head *queue)
 	mrc_timer_update(msk);
 }
 
+/*
+ * Plane changes come under RTNL; the connections follow from a work item,
+ * one bucket of the table at a time, so that neither RTNL nor the CPU is
+ * held for all the connections of a namespace.
+ */
 void mrc_path_planes_changed(struct mrc_net *mn)
 {
+	queue_work(mrc_wq, &mn->paths_work);
+}
+
+void mrc_path_planes_work(struct work_struct *work)
+{
+	struct mrc_net *mn = container_of(work, struct mrc_net, paths_work);
 	struct sk_buff_head queue;
 	struct mrc_sock *msk;
-	int bkt;
+	unsigned int bkt;
 
 	__skb_queue_head_init(&queue);
-	rcu_read_lock();
-	hash_for_each_rcu(mn->conns, bkt, msk, cid_node) {
-		spin_lock_bh(&msk->lock);
-		if (!msk->dead && msk->sk.sk_state == TCP_ESTABLISHED)
-			mrc_path_refresh(msk, &queue);
-		spin_unlock_bh(&msk->lock);
-		mrc_xmit(mn->net, &queue);
+	for (bkt = 0; bkt < HASH_SIZE(mn->conns); bkt++) {
+		rcu_read_lock();
+		hlist_for_each_entry_rcu(msk, &mn->conns[bkt], cid_node) {
+			spin_lock_bh(&msk->lock);
+			if (!msk->dead && msk->sk.sk_state == TCP_ESTABLISHED)
+				mrc_path_refresh(msk, &queue);
+			spin_unlock_bh(&msk->lock);
+			mrc_xmit(mn->net, &queue);
+		}
+		rcu_read_unlock();
+		cond_resched();
 	}
-	rcu_read_unlock();
 }

@@ -87,6 +87,7 @@ static const struct seq_operations mrc_seq_ops = {
 static int __net_init mrc_net_init(struct net *net)
 {
 	struct mrc_net *mn = mrc_pernet(net);
+	int i;
 
 	mn->net = net;
 	INIT_HLIST_HEAD(&mn->sockets);
@@ -96,9 +97,15 @@ static int __net_init mrc_net_init(struct net *net)
 	hash_init(mn->conns);
 	hash_init(mn->conns_by_peer);
 	spin_lock_init(&mn->conns_lock);
-	/* Quietly: the peer decides how often this limit is hit. */
+	/* Quietly: the peer decides how often these limits are hit. */
 	ratelimit_state_init(&mn->rst_limit, HZ, MRC_RST_PER_SEC);
 	ratelimit_set_flags(&mn->rst_limit, RATELIMIT_MSG_ON_RELEASE);
+	for (i = 0; i < MRC_RST_SOURCES; i++) {
+		ratelimit_state_init(&mn->rst_src_limit[i], HZ,
+				     MRC_RST_PER_SOURCE);
+		ratelimit_set_flags(&mn->rst_src_limit[i],
+				    RATELIMIT_MSG_ON_RELEASE);
+	}
 	mrc_plane_net_init(mn);
 
 	if (!proc_create_net("mrc", 0444, net->proc_net, &mrc_seq_ops,

@@ -40,9 +40,10 @@ static int mrc_plane_open_socket(struct mrc_plane *plane,
 {
 	struct net *net = plane->mn->net;
 	struct udp_tunnel_sock_cfg tunnel_cfg = {
-		.sk_user_data	= plane,
-		.encap_type	= 1,
-		.encap_rcv	= mrc_input,
+		.sk_user_data		= plane,
+		.encap_type		= MRC_UDP_ENCAP_TYPE,
+		.encap_rcv		= mrc_input,
+		.encap_err_lookup	= mrc_input_err_lookup,
 	};
 	struct sockaddr_storage ss = {};
 	struct socket *sock;
@@ -470,6 +471,7 @@ void mrc_plane_net_init(struct mrc_net *mn)
 {
 	INIT_LIST_HEAD(&mn->planes);
 	INIT_WORK(&mn->refresh_work, mrc_plane_refresh_work);
+	INIT_WORK(&mn->paths_work, mrc_path_planes_work);
 	mn->udp_port = MRC_DEFAULT_UDP_PORT;
 	mn->default_evs = MRC_DEFAULT_EVS;
 }
@@ -488,6 +490,7 @@ void mrc_plane_net_exit(struct mrc_net *mn)
 	rtnl_unlock();
 	/* No device is left to raise address events for this namespace. */
 	cancel_work_sync(&mn->refresh_work);
+	cancel_work_sync(&mn->paths_work);
 }
 
 int mrc_plane_init(void)

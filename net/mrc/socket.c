@@ -10,6 +10,7 @@
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/random.h>
+#include <net/ip.h>
 #include <net/ipv6_stubs.h>
 #include <net/route.h>
 #include <net/ipv6.h>
@@ -19,15 +20,23 @@
 #include "mrc.h"
 #include "protocol.h"
 
+/*
+ * Memory is accounted as the kernel does for TCP (sysctl.c); every change
+ * of sk_forward_alloc happens under msk->lock, or in the destructor.
+ */
 static struct proto mrc_proto = {
-	.name		= "MRC",
-	.owner		= THIS_MODULE,
-	.obj_size	= sizeof(struct mrc_sock),
+	.name			= "MRC",
+	.owner			= THIS_MODULE,
+	.obj_size		= sizeof(struct mrc_sock),
+	.memory_allocated	= &mrc_memory_allocated,
+	.per_cpu_fw_alloc	= &mrc_memory_per_cpu_fw_alloc,
+	.sysctl_mem		= sysctl_mrc_mem,
+	.sysctl_wmem		= sysctl_mrc_wmem,
+	.sysctl_rmem		= sysctl_mrc_rmem,
 };
 
-/* Ephemeral ports, as the IPv4 default of ip_local_port_range. */
-#define MRC_EPHEMERAL_MIN	32768
-#define MRC_EPHEMERAL_MAX	60999
+/* Ports an ephemeral search looks at with the lock held, at a time. */
+#define MRC_PORT_SCAN_BATCH	64
 
 static bool mrc_port_in_use(struct mrc_net *mn, u16 port)
 {
@@ -40,37 +49,74 @@ static bool mrc_port_in_use(struct mrc_net *mn, u16 port)
 	return false;
 }
 
+static void mrc_port_take(struct mrc_net *mn, struct mrc_sock *msk, u16 port)
+{
+	lockdep_assert_held(&mn->ports_lock);
+	WRITE_ONCE(msk->port, port);
+	hash_add(mn->ports, &msk->port_node, port);
+}
+
+/*
+ * Ports [@first, @last] of an ephemeral search, counted from @offset in
+ * the range of @size ports from @low: take the first free one.
+ */
+static bool mrc_port_search(struct mrc_sock *msk, int low, u32 size,
+			    u32 offset, u32 first, u32 last)
+{
+	struct net *net = sock_net(&msk->sk);
+	struct mrc_net *mn = mrc_pernet(net);
+	bool found = false;
+	u32 i;
+	u16 port;
+
+	spin_lock_bh(&mn->ports_lock);
+	for (i = first; i <= last; i++) {
+		port = low + (offset + i) % size;
+		if (!inet_is_local_reserved_port(net, port) &&
+		    !mrc_port_in_use(mn, port)) {
+			mrc_port_take(mn, msk, port);
+			found = true;
+			break;
+		}
+	}
+	spin_unlock_bh(&mn->ports_lock);
+	return found;
+}
+
 /*
  * Ports are per namespace, not per address: a connection spans every
- * plane, so the port alone names a socket on a host.
+ * plane, so the port alone names a socket on a host.  An ephemeral port
+ * comes from ip_local_port_range, not from ip_local_reserved_ports, found
+ * from a random place in batches, so that BHs are never off for the whole
+ * range.
  */
 static int mrc_port_bind(struct mrc_sock *msk, u16 port)
 {
-	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
-	u32 range = MRC_EPHEMERAL_MAX - MRC_EPHEMERAL_MIN + 1;
-	u32 i, offset;
-	int err = 0;
+	struct net *net = sock_net(&msk->sk);
+	struct mrc_net *mn = mrc_pernet(net);
+	u32 size, offset, i;
+	int low, high, err = 0;
 
-	spin_lock_bh(&mn->ports_lock);
 	if (port) {
+		spin_lock_bh(&mn->ports_lock);
 		if (mrc_port_in_use(mn, port))
 			err = -EADDRINUSE;
-	} else {
-		offset = get_random_u32_below(range);
-		for (i = 0; i < range; i++) {
-			port = MRC_EPHEMERAL_MIN + (offset + i) % range;
-			if (!mrc_port_in_use(mn, port))
-				break;
-		}
-		if (i == range)
-			err = -EADDRINUSE;
+		else
+			mrc_port_take(mn, msk, port);
+		spin_unlock_bh(&mn->ports_lock);
+		return err;
 	}
-	if (!err) {
-		WRITE_ONCE(msk->port, port);
-		hash_add(mn->ports, &msk->port_node, port);
+
+	inet_get_local_port_range(net, &low, &high);
+	size = high - low + 1;
+	offset = get_random_u32_below(size);
+	for (i = 0; i < size; i += MRC_PORT_SCAN_BATCH) {
+		if (mrc_port_search(msk, low, size, offset, i,
+				    min(i + MRC_PORT_SCAN_BATCH, size) - 1))
+			return 0;
+		cond_resched();
 	}
-	spin_unlock_bh(&mn->ports_lock);
-	return err;
+	return -EADDRINUSE;
 }
 
 static void mrc_port_unbind(struct mrc_sock *msk)
@@ -205,6 +251,7 @@ static void mrc_sock_destruct(struct sock *sk)
 	/* A connection that never ended, or queued after its end. */
 	mrc_conn_purge(msk);
 	mrc_conn_free_rings(msk);
+	sk_mem_reclaim_final(sk);
 	mrc_sock_unlist(msk);
 }
 
@@ -274,10 +321,13 @@ static void mrc_sock_init(struct sock *sk, int type)
 	sk->sk_destruct = mrc_sock_destruct;
 	sk->sk_write_space = mrc_write_space;
 	sock_set_flag(sk, SOCK_RCU_FREE);
-	/* Room for a 16 MiB message with its per-packet overhead. */
-	sk->sk_sndbuf = max_t(int, sk->sk_sndbuf, type == SOCK_SEQPACKET ?
-			      MRC_SNDBUF_SEQPACKET : MRC_SNDBUF_STREAM);
-	sk->sk_rcvbuf = max_t(int, sk->sk_rcvbuf, MRC_RCVBUF_DEFAULT);
+	/* By default, room for a 16 MiB message with its overhead. */
+	sk->sk_sndbuf = max(sk->sk_sndbuf,
+			    READ_ONCE(sysctl_mrc_wmem[type == SOCK_SEQPACKET ?
+						      2 : 1]));
+	sk->sk_rcvbuf = max(sk->sk_rcvbuf,
+			    min(READ_ONCE(sysctl_mrc_rmem[1]),
+				READ_ONCE(sysctl_mrc_rmem[2])));
 	mrc_conn_init(msk);
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, 1);
 	mrc_pernet_link_sock(msk);
@@ -547,6 +597,8 @@ struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 	msk->syn_start = ktime_get_ns();
 	msk->echo_time = msk->syn_start;
 	msk->last_progress = msk->syn_start;
+	msk->last_advance = msk->syn_start;
+	msk->last_rcv = msk->syn_start;
 	msk->syn_next = msk->syn_start + MRC_RTO_INIT_NS;
 	mrc_set_state(sk, TCP_SYN_RECV);
 
@@ -611,6 +663,7 @@ bool mrc_sock_child_established(struct mrc_sock *msk)
 		sk_acceptq_added(&lmsk->sk);
 		msk->backoff = 0;
 		msk->last_progress = now;
+		msk->last_advance = now;
 		mrc_set_state(&msk->sk, TCP_ESTABLISHED);
 		/* The other planes are validated from the timer. */
 		mrc_path_validate_start(msk, now);
@@ -916,6 +969,30 @@ static void mrc_linger(struct mrc_sock *msk)
 	remove_wait_queue(sk_sleep(sk), &wait);
 }
 
+/*
+ * The connection outlives the socket to deliver what is queued; a
+ * namespace keeps at most MRC_MAX_ORPHANS such connections, and resets
+ * the rest at once.
+ */
+static void mrc_orphan(struct mrc_sock *msk)
+{
+	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
+	bool abort = false;
+
+	spin_lock_bh(&msk->lock);
+	if (!msk->dead && msk->hashed) {
+		if (atomic_inc_return(&mn->orphans) > MRC_MAX_ORPHANS) {
+			atomic_dec(&mn->orphans);
+			abort = true;
+		} else {
+			msk->orphan = true;
+		}
+	}
+	spin_unlock_bh(&msk->lock);
+	if (abort)
+		mrc_abort(msk, 0);
+}
+
 static int mrc_release(struct socket *sock)
 {
 	struct sock *sk = sock->sk;
@@ -938,6 +1015,7 @@ static int mrc_release(struct socket *sock)
 			mrc_send_fin(msk);
 			if (sock_flag(sk, SOCK_LINGER))
 				mrc_linger(msk);
+			mrc_orphan(msk);
 		}
 	}
 	mrc_port_unbind(msk);

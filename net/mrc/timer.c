@@ -45,8 +45,12 @@ static u64 mrc_next_deadline(struct mrc_sock *msk)
 	case TCP_ESTABLISHED:
 		when = mrc_output_next_timeout(msk);
 		if (!list_empty(&msk->rtx_queue) || mrc_window_shut(msk)) {
+			/* Window probes back off, even when answered. */
 			t = ktime_get_ns() +
-			    mrc_rto_ns(msk, &msk->planes[msk->syn_plane]);
+			    min_t(u64, mrc_rto_ns(msk,
+						  &msk->planes[msk->syn_plane]) <<
+				  min_t(u32, msk->wnd_probes, 16),
+				  MRC_WND_PROBE_MAX_NS);
 			if (!when || t < when)
 				when = t;
 		}
@@ -90,6 +94,17 @@ static void mrc_timer_established(struct mrc_sock *msk, u64 now,
 		mrc_conn_done(msk, ETIMEDOUT);
 		return;
 	}
+	/*
+	 * Nobody will read what an orphan still holds if the peer does not
+	 * take it: a peer that answers but never opens its window, or never
+	 * acknowledges, gets an RST.
+	 */
+	if (msk->closed && mrc_outstanding(msk) &&
+	    (s64)(now - msk->last_advance) > (s64)MRC_ORPHAN_STALL_NS) {
+		mrc_output_rst(msk, queue);
+		mrc_conn_done(msk, ETIMEDOUT);
+		return;
+	}
 	if (msk->close_deadline && now >= msk->close_deadline) {
 		/* An orphan whose peer never finished, or the end of the wait
 		 * after both FINs.
@@ -107,8 +122,10 @@ static void mrc_timer_established(struct mrc_sock *msk, u64 now,
 		msk->stats.timeouts++;
 	}
 	if (mrc_window_shut(msk) || (!list_empty(&msk->rtx_queue) &&
-				     msk->snd_una == msk->snd_nxt))
+				     msk->snd_una == msk->snd_nxt)) {
 		mrc_output_probe(msk, queue);
+		msk->wnd_probes++;
+	}
 	mrc_path_probe(msk, now, queue);
 	mrc_path_validate(msk, now, queue);
 	mrc_output_push(msk, queue);

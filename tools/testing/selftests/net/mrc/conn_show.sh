@@ -352,7 +352,19 @@ unprivileged()
 	fi
 	out=$(ip netns exec "$A" setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$MRCCTL" -j conn show) || mrc_fail "mrcctl as nobody failed" || return 1
-	mrc_expect "id seen by nobody" "$(jq -r '.[0].id' <<< "$out")" "$a_id"
+	# The connection, but not the ids that would let a packet pass for
+	# its peer's, nor an answer to a lookup by id.
+	mrc_expect "port seen by nobody" "$(jq -r '.[0].port' <<< "$out")" \
+		"$(ctl "$A" -j conn show | jq -r '.[0].port')" || return 1
+	mrc_expect "id seen by nobody" "$(jq -r '.[0].id' <<< "$out")" null ||
+		return 1
+	mrc_expect "peer id seen by nobody" \
+		"$(jq -r '.[0].peer_id' <<< "$out")" null ||
+		return 1
+	mrc_expect "nobody's lookup of id $a_id" \
+		"$(ip netns exec "$A" setpriv --reuid=65534 --regid=65534 \
+			--clear-groups "$MRCCTL" conn show id "$a_id" 2>&1)" \
+		"mrcctl: no such connection: No such file or directory"
 }
 
 isolated()
@@ -421,7 +433,7 @@ mrc_check "JSON with -j, -p and -s parses with jq" json
 mrc_check "conn show id, in decimal and in hex" by_id
 mrc_check "an unknown id: exit 1, no such connection" unknown_id
 mrc_check "conn, conn list and conn sh show; a bad argument exits 2" aliases
-mrc_check "an unprivileged user sees the connections" unprivileged
+mrc_check "an unprivileged user sees the connections, not their ids" unprivileged
 mrc_check "another namespace sees none of them" isolated
 mrc_check "$MANY more connections: a dump in several parts lists each once" many
 mrc_check "the connections are gone once both ends close" closed
