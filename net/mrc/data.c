@@ -419,7 +419,7 @@ static int mrc_recv_stream(struct mrc_sock *msk, struct msghdr *msg,
  * Whether the data in order fills the receive buffer: the rest of the
  * message at its head cannot come in until the reader takes a part.
  */
-bool mrc_rcv_window_full(struct mrc_sock *msk)
+bool mrc_rcv_window_full(const struct mrc_sock *msk)
 {
 	int in_order = atomic_read(&msk->sk.sk_rmem_alloc) -
 		       READ_ONCE(msk->rcv_ofo_mem);

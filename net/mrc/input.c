@@ -10,6 +10,7 @@
  * Copyright (C) 2026 The MRC for Linux authors
  */
 
+#include <linux/filter.h>
 #include <linux/ip.h>
 #include <linux/jhash.h>
 #include <linux/ipv6.h>
@@ -190,6 +191,11 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 		msk->rst_pending = true;
 		goto drop;
 	}
+	/* The socket's filter (SO_ATTACH_FILTER) and security module. */
+	if (sk_filter(sk, skb)) {
+		msk->stats.rx_dropped++;
+		goto drop;
+	}
 	/*
 	 * What the peer makes us hold is charged to us and bounded: packets
 	 * out of order by the buffer, the next one in order by twice that,
@@ -291,8 +297,8 @@ static void mrc_rcv_syn_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	msk->rcv_wnd_end = msk->rcv_nxt;
 	mrc_rcv_update_window(msk);
 	mrc_cc_rtt_sample(&msk->planes[msk->syn_plane],
-			  max_t(u64, now - msk->syn_start, NSEC_PER_USEC) /
-			  NSEC_PER_USEC);
+			  div_u64(max_t(u64, now - msk->syn_start,
+					NSEC_PER_USEC), NSEC_PER_USEC));
 	msk->backoff = 0;
 	msk->last_progress = now;
 	msk->last_advance = now;

@@ -640,7 +640,7 @@ int mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts);
 int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
 int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		int flags);
-bool mrc_rcv_window_full(struct mrc_sock *msk);
+bool mrc_rcv_window_full(const struct mrc_sock *msk);
 
 /* sysctl.c */
 extern atomic_long_t mrc_memory_allocated;

@@ -22,6 +22,7 @@ static const struct genl_multicast_group mrc_mcgrps[] = {
 	[MRC_NLGRP_MONITOR] = { .name = MRC_MCGRP_MONITOR, },
 };
 
+/* resv_start_op stays 0: a new family validates every op strictly. */
 static struct genl_family mrc_genl_family __ro_after_init = {
 	.name		= MRC_FAMILY_NAME,
 	.version	= MRC_FAMILY_VERSION,
@@ -29,7 +30,6 @@ static struct genl_family mrc_genl_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.ops		= mrc_nl_ops,
 	.n_ops		= ARRAY_SIZE(mrc_nl_ops),
-	.resv_start_op	= MRC_CMD_CONFIG_SET + 1,
 	.mcgrps		= mrc_mcgrps,
 	.n_mcgrps	= ARRAY_SIZE(mrc_mcgrps),
 };

@@ -24,9 +24,14 @@
 #include "mrc.h"
 #include "protocol.h"
 
-/* Where a prepared packet goes, in the cb of the copy that is sent. */
+/*
+ * Where a prepared packet goes, in the cb of the copy that is sent, with
+ * the socket's SO_MARK and SO_PRIORITY.
+ */
 struct mrc_xmit_cb {
 	struct mrc_addr	raddr;
+	u32		mark;
+	u32		priority;
 	u16		ev;
 	u8		plane;
 	u8		ecn;
@@ -44,6 +49,7 @@ static void mrc_xmit4(struct net *net, struct mrc_plane *plane,
 {
 	struct flowi4 fl4 = {
 		.flowi4_oif	= plane->dev->ifindex,
+		.flowi4_mark	= xcb->mark,
 		.flowi4_proto	= IPPROTO_UDP,
 		.daddr		= xcb->raddr.v4,
 		.saddr		= plane->addr4,
@@ -68,6 +74,7 @@ static void mrc_xmit6(struct net *net, struct mrc_plane *plane,
 {
 	struct flowi6 fl6 = {
 		.flowi6_oif	= plane->dev->ifindex,
+		.flowi6_mark	= xcb->mark,
 		.flowi6_proto	= IPPROTO_UDP,
 		.daddr		= xcb->raddr.v6,
 		.saddr		= plane->addr6,
@@ -109,6 +116,8 @@ void mrc_xmit(struct net *net, struct sk_buff_head *queue)
 			kfree_skb(skb);
 			continue;
 		}
+		skb->mark = xcb.mark;
+		skb->priority = xcb.priority;
 		if (plane->family == AF_INET)
 			mrc_xmit4(net, plane, skb, &xcb, port);
 		else
@@ -133,11 +142,16 @@ static struct mrc_hdr *mrc_push_hdr(struct sk_buff *skb, u8 type, u8 flags,
 }
 
 static void mrc_queue_xmit(struct sk_buff_head *queue, struct sk_buff *skb,
-			   u8 plane, u16 ev, const struct mrc_addr *raddr)
+			   const struct sock *sk, u8 plane, u16 ev,
+			   const struct mrc_addr *raddr)
 {
 	struct mrc_xmit_cb *xcb = MRC_XMIT_CB(skb);
 
 	memset(xcb, 0, sizeof(*xcb));
+	if (sk) {
+		xcb->mark = READ_ONCE(sk->sk_mark);
+		xcb->priority = READ_ONCE(sk->sk_priority);
+	}
 	xcb->raddr = *raddr;
 	xcb->ev = ev;
 	xcb->plane = plane;
@@ -239,7 +253,7 @@ static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
 	hdr->dsn = htonl(cb->dsn);
 	hdr->msg_id = htonl(cb->msg_id);
 	hdr->offset = htonl(cb->offset);
-	mrc_queue_xmit(queue, copy, id, cb->ev, &cp->raddr);
+	mrc_queue_xmit(queue, copy, &msk->sk, id, cb->ev, &cp->raddr);
 	MRC_XMIT_CB(copy)->ecn = INET_ECN_ECT_0;
 }
 
@@ -622,7 +636,8 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 	hdr = mrc_push_hdr(skb, type, flags, mrc_some_ev(msk, id),
 			   msk->rcid, msk->lcid);
 	hdr->psn = htonl(msk->next_psn++);
-	mrc_queue_xmit(queue, skb, id, ntohs(hdr->ev), &msk->planes[id].raddr);
+	mrc_queue_xmit(queue, skb, &msk->sk, id, ntohs(hdr->ev),
+		       &msk->planes[id].raddr);
 }
 
 /* SYN or SYN_ACK, on the plane of the handshake. */
@@ -651,7 +666,7 @@ int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue)
 	hdr->psn = htonl(msk->next_psn++);
 	/* A repeated SYN_ACK may follow data: the start is what it tells. */
 	hdr->dsn = htonl(msk->snd_isn);
-	mrc_queue_xmit(queue, skb, msk->syn_plane, ntohs(hdr->ev),
+	mrc_queue_xmit(queue, skb, &msk->sk, msk->syn_plane, ntohs(hdr->ev),
 		       &msk->daddr);
 	return 0;
 }
@@ -673,7 +688,7 @@ u32 mrc_output_probe_ev(struct mrc_sock *msk, int id, u16 ev, u32 dsn,
 	hdr = mrc_push_hdr(skb, MRC_PKT_PROBE, 0, ev, msk->rcid, msk->lcid);
 	hdr->psn = htonl(psn);
 	hdr->dsn = htonl(dsn);
-	mrc_queue_xmit(queue, skb, id, ev, &msk->planes[id].raddr);
+	mrc_queue_xmit(queue, skb, &msk->sk, id, ev, &msk->planes[id].raddr);
 	return psn;
 }
 
@@ -718,5 +733,5 @@ void mrc_output_rst_to(struct sk_buff_head *queue, int id, u32 dst_cid,
 		return;
 	hdr = mrc_push_hdr(skb, MRC_PKT_RST, 0, ev, dst_cid, src_cid);
 	hdr->dsn = htonl(dsn);
-	mrc_queue_xmit(queue, skb, id, ev, raddr);
+	mrc_queue_xmit(queue, skb, NULL, id, ev, raddr);
 }

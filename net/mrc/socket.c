@@ -9,6 +9,8 @@
 
 #include <linux/module.h>
 #include <linux/net.h>
+#include <linux/sockios.h>
+#include <asm/ioctls.h>
 #include <linux/random.h>
 #include <net/ip.h>
 #include <net/ipv6_stubs.h>
@@ -340,37 +342,43 @@ static int mrc_plane_for_dest(struct mrc_sock *msk,
 {
 	struct net *net = sock_net(&msk->sk);
 	struct mrc_net *mn = mrc_pernet(net);
-	struct net_device *dev = NULL;
 	struct mrc_plane *plane;
 	int id = -ENETUNREACH;
+	int ifindex;
 
+	/* The route's device, by index: no reference outlives the route. */
 	if (daddr->family == AF_INET) {
-		struct flowi4 fl4 = { .daddr = daddr->v4 };
+		struct flowi4 fl4 = {
+			.daddr		= daddr->v4,
+			.flowi4_mark	= READ_ONCE(msk->sk.sk_mark),
+			.flowi4_oif	= READ_ONCE(msk->sk.sk_bound_dev_if),
+		};
 		struct rtable *rt = ip_route_output_key(net, &fl4);
 
 		if (IS_ERR(rt))
 			return id;
-		dev = rt->dst.dev;
-		dev_hold(dev);
+		ifindex = rt->dst.dev->ifindex;
 		ip_rt_put(rt);
 	} else {
 		struct flowi6 fl6 = {
 			.daddr		= daddr->v6,
-			.flowi6_oif	= scope_id,
+			.flowi6_oif	= scope_id ?:
+					  READ_ONCE(msk->sk.sk_bound_dev_if),
+			.flowi6_mark	= READ_ONCE(msk->sk.sk_mark),
 		};
 		struct dst_entry *dst;
 
 		dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
 		if (IS_ERR(dst))
 			return id;
-		dev = dst->dev;
-		dev_hold(dev);
+		ifindex = dst->dev->ifindex;
 		dst_release(dst);
 	}
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(plane, &mn->planes, list) {
-		if (plane->dev != dev || plane->family != daddr->family)
+		if (plane->dev->ifindex != ifindex ||
+		    plane->family != daddr->family)
 			continue;
 		if (msk->addr.family != AF_UNSPEC &&
 		    !mrc_addr_equal_plane(&msk->addr, plane))
@@ -379,7 +387,6 @@ static int mrc_plane_for_dest(struct mrc_sock *msk,
 		break;
 	}
 	rcu_read_unlock();
-	dev_put(dev);
 	return id;
 }
 
@@ -817,7 +824,7 @@ static bool mrc_readable(const struct mrc_sock *msk)
 	if (skb_queue_empty_lockless(&sk->sk_receive_queue))
 		return false;
 	return sk->sk_type == SOCK_STREAM || READ_ONCE(msk->rcv_msgs) ||
-	       msk->rcv_in_msg || mrc_rcv_window_full((struct mrc_sock *)msk);
+	       msk->rcv_in_msg || mrc_rcv_window_full(msk);
 }
 
 static __poll_t mrc_poll(struct file *file, struct socket *sock,
@@ -864,24 +871,34 @@ static __poll_t mrc_poll(struct file *file, struct socket *sock,
 
 static void mrc_listen_stop(struct mrc_sock *lmsk);
 
-/* Queue the FIN after everything sent; under the socket lock. */
-static void mrc_send_fin(struct mrc_sock *msk)
+/*
+ * Queue the FIN after everything sent; under the socket lock.  Without
+ * memory for it, the caller resets the connection instead.
+ */
+static int mrc_send_fin(struct mrc_sock *msk)
 {
 	struct sk_buff_head pkts;
 	struct sk_buff *skb;
+	int err;
 
 	if (msk->fin_queued || msk->sk.sk_state != TCP_ESTABLISHED)
-		return;
-	mrc_conn_snd_ring(msk, GFP_KERNEL | __GFP_NOFAIL);
-	skb = mrc_alloc_skb(0, GFP_KERNEL | __GFP_NOFAIL);
+		return 0;
+	err = mrc_conn_snd_ring(msk, GFP_KERNEL);
+	if (err)
+		return err;
+	skb = mrc_alloc_skb(0, GFP_KERNEL);
+	if (!skb)
+		return -ENOBUFS;
 	memset(MRC_SKB_CB(skb), 0, sizeof(struct mrc_skb_cb));
 	MRC_SKB_CB(skb)->flags = MRC_F_FIN;
 	MRC_SKB_CB(skb)->offset = msk->snd_offset;
 	MRC_SKB_CB(skb)->msg_id = msk->snd_msg_id;
 	__skb_queue_head_init(&pkts);
 	__skb_queue_tail(&pkts, skb);
-	if (!mrc_send_pkts(msk, &pkts))
+	err = mrc_send_pkts(msk, &pkts);
+	if (!err)
 		msk->fin_queued = true;
+	return err;
 }
 
 static int mrc_shutdown(struct socket *sock, int how)
@@ -904,8 +921,11 @@ static int mrc_shutdown(struct socket *sock, int how)
 		err = -ENOTCONN;
 		goto out;
 	}
-	if (how & SEND_SHUTDOWN)
-		mrc_send_fin(msk);
+	if (how & SEND_SHUTDOWN) {
+		err = mrc_send_fin(msk);
+		if (err)
+			goto out;
+	}
 	spin_lock_bh(&msk->lock);
 	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | how);
 	spin_unlock_bh(&msk->lock);
@@ -1011,8 +1031,9 @@ static int mrc_release(struct socket *sock)
 		    !skb_queue_empty(&sk->sk_receive_queue) ||
 		    sk->sk_state != TCP_ESTABLISHED) {
 			mrc_abort(msk, 0);
+		} else if (mrc_send_fin(msk)) {
+			mrc_abort(msk, 0);
 		} else {
-			mrc_send_fin(msk);
 			if (sock_flag(sk, SOCK_LINGER))
 				mrc_linger(msk);
 			mrc_orphan(msk);
@@ -1035,9 +1056,35 @@ static int mrc_release(struct socket *sock)
 	return 0;
 }
 
+/* Bytes not yet read (SIOCINQ), or not yet acknowledged (SIOCOUTQ). */
 static int mrc_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 {
-	return -ENOIOCTLCMD;
+	struct mrc_sock *msk = mrc_sk(sock->sk);
+	struct sk_buff *skb;
+	int bytes = 0;
+	u32 dsn;
+
+	if (cmd != SIOCINQ && cmd != SIOCOUTQ)
+		return -ENOIOCTLCMD;
+	if (READ_ONCE(msk->sk.sk_state) == TCP_LISTEN)
+		return -EINVAL;
+
+	spin_lock_bh(&msk->lock);
+	if (cmd == SIOCINQ) {
+		skb_queue_walk(&msk->sk.sk_receive_queue, skb)
+			bytes += skb->len - MRC_SKB_CB(skb)->consumed;
+	} else {
+		skb_queue_walk(&msk->write_queue, skb)
+			bytes += skb->len;
+		for (dsn = msk->snd_una; msk->snd_ring &&
+		     mrc_before(dsn, msk->snd_nxt); dsn++) {
+			skb = msk->snd_ring[dsn % MRC_RING_SIZE];
+			if (skb)
+				bytes += MRC_SKB_CB(skb)->len;
+		}
+	}
+	spin_unlock_bh(&msk->lock);
+	return put_user(bytes, (int __user *)arg);
 }
 
 #define MRC_PROTO_OPS_COMMON			\
