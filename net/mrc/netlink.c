@@ -424,6 +424,8 @@ static u32 mrc_nl_conn_state(const struct mrc_sock *msk)
 	switch (READ_ONCE(sk->sk_state)) {
 	case TCP_SYN_SENT:
 		return MRC_CONN_STATE_SYN_SENT;
+	case TCP_SYN_RECV:
+		return MRC_CONN_STATE_SYN_RECV;
 	case TCP_ESTABLISHED:
 		if (msk->closed || READ_ONCE(sk->sk_shutdown) == SHUTDOWN_MASK)
 			return MRC_CONN_STATE_CLOSING;

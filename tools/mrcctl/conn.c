@@ -44,6 +44,7 @@ static const char *const conn_state_names[] = {
 	[MRC_CONN_STATE_ESTABLISHED]	= "established",
 	[MRC_CONN_STATE_CLOSING]	= "closing",
 	[MRC_CONN_STATE_CLOSED]		= "closed",
+	[MRC_CONN_STATE_SYN_RECV]	= "syn-recv",
 };
 
 static const char *const conn_type_names[] = {

@@ -34,12 +34,15 @@ enum mrc_plane_state {
  * @MRC_CONN_STATE_CLOSING: Established, but the user closed the socket or shut
  *   it down both ways; the connection delivers what is queued, then ends.
  * @MRC_CONN_STATE_CLOSED: Over; about to be removed.
+ * @MRC_CONN_STATE_SYN_RECV: Made by a listener for a SYN and half-open: the
+ *   client has not yet shown that it received the SYN_ACK.
  */
 enum mrc_conn_state {
 	MRC_CONN_STATE_SYN_SENT,
 	MRC_CONN_STATE_ESTABLISHED,
 	MRC_CONN_STATE_CLOSING,
 	MRC_CONN_STATE_CLOSED,
+	MRC_CONN_STATE_SYN_RECV,
 };
 
 /**
