@@ -288,7 +288,8 @@ static int mrc_conn_draw_evs(struct mrc_sock *msk, int nr_shared)
 			continue;
 		plane = rcu_dereference(mn->plane_by_id[id]);
 		nr[id] = clamp_t(u32, plane ? mrc_plane_evs(plane) :
-				 mn->default_evs, 1, MRC_MAX_EVS / nr_shared);
+				 READ_ONCE(mn->default_evs), 1,
+				 MRC_MAX_EVS / nr_shared);
 		msk->planes[id].up = plane &&
 			READ_ONCE(plane->state) == MRC_PLANE_STATE_UP;
 		total += nr[id];

@@ -452,7 +452,7 @@ static int mrc_recv_message(struct mrc_sock *msk, struct msghdr *msg,
 		 */
 		next = peek && skb ? mrc_rcv_next(msk, skb) : mrc_rcv_head(msk);
 		if (next && !started && !timeo && !READ_ONCE(msk->rcv_msgs) &&
-		    !msk->rcv_in_msg && !mrc_rcv_window_full(msk))
+		    !READ_ONCE(msk->rcv_in_msg) && !mrc_rcv_window_full(msk))
 			next = NULL;	/* not whole yet */
 		if (!next) {
 			if (started && (peek || !timeo))
@@ -487,7 +487,7 @@ static int mrc_recv_message(struct mrc_sock *msk, struct msghdr *msg,
 			break;
 	}
 	if (!peek && (copied || msglen || eor))
-		msk->rcv_in_msg = !eor;
+		WRITE_ONCE(msk->rcv_in_msg, !eor);
 	if (err && !msglen)
 		return err;
 	if (eor)

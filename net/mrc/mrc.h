@@ -22,6 +22,8 @@
 #include <net/sock.h>
 #include <uapi/linux/mrc_netlink.h>
 
+#include "protocol.h"
+
 #define MRC_RST_SOURCES		64	/* buckets of sources for RST limits */
 
 /**
@@ -468,9 +470,10 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 }
 
 /* Protocol constants; the design document explains them. */
-/* Room for the headers below us, ours (28 B) and an acknowledgment (24 B). */
+/* Room for the headers below us, ours and an acknowledgment riding along. */
 #define MRC_HEADROOM		(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
-				 sizeof(struct udphdr) + 28 + 24)
+				 sizeof(struct udphdr) + sizeof(struct mrc_hdr) + \
+				 sizeof(struct mrc_ack))
 #define MRC_INIT_CWND		32
 #define MRC_MIN_CWND		2
 #define MRC_ACK_EVERY		16
@@ -509,9 +512,6 @@ static inline void mrc_set_state(struct sock *sk, int state)
 	smp_store_release(&sk->sk_state, state);
 }
 
-struct mrc_hdr;
-struct mrc_syn;
-struct mrc_ack;
 
 /* pernet.c */
 int mrc_pernet_init(void);

@@ -360,9 +360,9 @@ int mrc_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EBUSY;
 	}
 	if (port)
-		mn->udp_port = nla_get_u16(port);
+		WRITE_ONCE(mn->udp_port, nla_get_u16(port));
 	if (evs)
-		mn->default_evs = nla_get_u32(evs);
+		WRITE_ONCE(mn->default_evs, nla_get_u32(evs));
 
 	err = mrc_nl_fill_config(msg, mn, info->snd_portid, info->snd_seq,
 				 MRC_CMD_CONFIG_SET);

@@ -188,7 +188,8 @@ static void mrc_plane_refresh(struct mrc_plane *plane, bool force)
 
 u32 mrc_plane_evs(const struct mrc_plane *plane)
 {
-	return plane->evs ?: plane->mn->default_evs;
+	/* Read on connect, without RTNL. */
+	return READ_ONCE(plane->evs) ?: READ_ONCE(plane->mn->default_evs);
 }
 
 struct mrc_plane *mrc_plane_find(struct mrc_net *mn, int id,
@@ -376,7 +377,7 @@ void mrc_plane_update(struct mrc_plane *plane, bool admin_up, u32 evs)
 	bool changed = plane->admin_up != admin_up || plane->evs != evs;
 
 	plane->admin_up = admin_up;
-	plane->evs = evs;
+	WRITE_ONCE(plane->evs, evs);
 	mrc_plane_refresh(plane, changed);
 }
 

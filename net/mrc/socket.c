@@ -824,7 +824,7 @@ static bool mrc_readable(const struct mrc_sock *msk)
 	if (skb_queue_empty_lockless(&sk->sk_receive_queue))
 		return false;
 	return sk->sk_type == SOCK_STREAM || READ_ONCE(msk->rcv_msgs) ||
-	       msk->rcv_in_msg || mrc_rcv_window_full(msk);
+	       READ_ONCE(msk->rcv_in_msg) || mrc_rcv_window_full(msk);
 }
 
 static __poll_t mrc_poll(struct file *file, struct socket *sock,
