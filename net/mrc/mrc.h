@@ -512,7 +512,6 @@ static inline void mrc_set_state(struct sock *sk, int state)
 	smp_store_release(&sk->sk_state, state);
 }
 
-
 /* pernet.c */
 int mrc_pernet_init(void);
 void mrc_pernet_exit(void);
