@@ -629,10 +629,11 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 
 	mrc_ack_fill(msk, ack);
 
+	/* Never to an address that did not prove it is the peer's. */
 	if (!mrc_path_usable(msk, id))
 		id = mrc_path_pick_plane(msk, -1);
 	if (id < 0)
-		id = msk->echo_plane;
+		id = msk->syn_plane;
 	hdr = mrc_push_hdr(skb, type, flags, mrc_some_ev(msk, id),
 			   msk->rcid, msk->lcid);
 	hdr->psn = htonl(msk->next_psn++);
