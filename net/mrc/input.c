@@ -406,10 +406,10 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 	switch (type) {
 	case MRC_PKT_SYN_ACK:
 		mrc_rcv_syn_ack(msk, hdr, skb, &queue);
-		goto drop;
+		goto out;
 	case MRC_PKT_RST:
 		mrc_rcv_rst(msk, hdr);
-		goto drop;
+		goto out;
 	}
 	if (msk->sk.sk_state != TCP_ESTABLISHED)
 		goto drop;
@@ -458,7 +458,7 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 	if (msk->rst_pending) {
 		mrc_output_rst(msk, &queue);
 		mrc_conn_done(msk, 0);
-		goto drop;
+		goto out;
 	}
 	if (ack_now)
 		mrc_output_ack(msk, ack_type, ack_flags, &queue);
@@ -467,10 +467,15 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 	mrc_output_push(msk, &queue);
 	mrc_conn_check_end(msk);
 	mrc_timer_update(msk);
+out:
+	/* What was read; DATA was taken or freed by mrc_rcv_data(). */
+	spin_unlock(&msk->lock);
+	consume_skb(skb);
+	mrc_xmit(sock_net(&msk->sk), &queue);
+	return;
 drop:
 	spin_unlock(&msk->lock);
 	kfree_skb(skb);
-	mrc_xmit(sock_net(&msk->sk), &queue);
 }
 
 /* Listeners are found by port; the caller holds RCU. */
