@@ -46,7 +46,7 @@ static int mrc_nl_fill_plane(struct sk_buff *skb, const struct mrc_plane *plane,
 	if (nla_put_u32(skb, MRC_PLANE_ATTR_ID, plane->id) ||
 	    nla_put_u32(skb, MRC_PLANE_ATTR_IFINDEX, plane->dev->ifindex) ||
 	    nla_put_string(skb, MRC_PLANE_ATTR_IFNAME, plane->dev->name) ||
-	    nla_put_u8(skb, MRC_PLANE_ATTR_ADMIN_UP, plane->admin_up) ||
+	    nla_put_u8(skb, MRC_PLANE_ATTR_ADMIN_UP, READ_ONCE(plane->admin_up)) ||
 	    nla_put_u32(skb, MRC_PLANE_ATTR_STATE, READ_ONCE(plane->state)) ||
 	    nla_put_u32(skb, MRC_PLANE_ATTR_EVS, mrc_plane_evs(plane)) ||
 	    nla_put_u32(skb, MRC_PLANE_ATTR_MTU, READ_ONCE(plane->dev->mtu)))
@@ -159,16 +159,63 @@ static struct mrc_plane *mrc_nl_get_plane(struct mrc_net *mn,
 	return plane;
 }
 
+/*
+ * Reads take no RTNL, which any user could otherwise keep busy: planes are
+ * found and reported under RCU, which frees them after a grace period.
+ */
+static struct mrc_plane *mrc_nl_find_plane_rcu(struct mrc_net *mn,
+					       struct genl_info *info)
+{
+	struct nlattr *id = info->attrs[MRC_PLANE_ATTR_ID];
+	struct nlattr *ifindex = info->attrs[MRC_PLANE_ATTR_IFINDEX];
+	struct nlattr *ifname = info->attrs[MRC_PLANE_ATTR_IFNAME];
+	struct net_device *dev = NULL;
+	struct mrc_plane *plane;
+
+	if (id)
+		return rcu_dereference(mn->plane_by_id[nla_get_u32(id)]);
+	if (ifindex)
+		dev = dev_get_by_index_rcu(mn->net, nla_get_u32(ifindex));
+	else if (ifname)
+		dev = dev_get_by_name_rcu(mn->net, nla_data(ifname));
+	if (!dev)
+		return NULL;
+	list_for_each_entry_rcu(plane, &mn->planes, list)
+		if (plane->dev == dev)
+			return plane;
+	return NULL;
+}
+
 int mrc_nl_plane_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct mrc_net *mn = mrc_pernet(genl_info_net(info));
 	struct mrc_plane *plane;
+	struct sk_buff *msg;
 	int err;
 
-	rtnl_lock();
-	plane = mrc_nl_get_plane(mrc_pernet(genl_info_net(info)), info);
-	err = IS_ERR(plane) ? PTR_ERR(plane) : mrc_nl_reply_plane(plane, info);
-	rtnl_unlock();
-	return err;
+	if (!info->attrs[MRC_PLANE_ATTR_ID] &&
+	    !info->attrs[MRC_PLANE_ATTR_IFINDEX] &&
+	    !info->attrs[MRC_PLANE_ATTR_IFNAME]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a plane id, ifindex or ifname is required");
+		return -EINVAL;
+	}
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	rcu_read_lock();
+	plane = mrc_nl_find_plane_rcu(mn, info);
+	err = plane ? mrc_nl_fill_plane(msg, plane, info->snd_portid,
+					info->snd_seq, 0, MRC_CMD_PLANE_GET) :
+		      -ENOENT;
+	rcu_read_unlock();
+	if (err) {
+		nlmsg_free(msg);
+		if (err == -ENOENT)
+			NL_SET_ERR_MSG(info->extack, "no such plane");
+		return err;
+	}
+	return genlmsg_reply(msg, info);
 }
 
 int mrc_nl_plane_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
@@ -177,9 +224,9 @@ int mrc_nl_plane_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct mrc_plane *plane;
 	int err = 0;
 
-	rtnl_lock();
+	rcu_read_lock();
 	/* The list is sorted by id: resume after the last id sent. */
-	list_for_each_entry(plane, &mn->planes, list) {
+	list_for_each_entry_rcu(plane, &mn->planes, list) {
 		if (plane->id < cb->args[0])
 			continue;
 		err = mrc_nl_fill_plane(skb, plane, NETLINK_CB(cb->skb).portid,
@@ -189,7 +236,7 @@ int mrc_nl_plane_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			break;
 		cb->args[0] = plane->id + 1;
 	}
-	rtnl_unlock();
+	rcu_read_unlock();
 	return err == -EMSGSIZE && skb->len ? skb->len : err;
 }
 
@@ -303,9 +350,11 @@ static int mrc_nl_fill_config(struct sk_buff *skb, const struct mrc_net *mn,
 	hdr = genlmsg_put(skb, portid, seq, &mrc_genl_family, 0, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u16(skb, MRC_CONFIG_ATTR_UDP_PORT, mn->udp_port) ||
-	    nla_put_u32(skb, MRC_CONFIG_ATTR_DEFAULT_EVS, mn->default_evs) ||
-	    nla_put_u32(skb, MRC_CONFIG_ATTR_PLANES, mn->nr_planes)) {
+	/* Settings change under RTNL; readers do not take it. */
+	if (nla_put_u16(skb, MRC_CONFIG_ATTR_UDP_PORT, READ_ONCE(mn->udp_port)) ||
+	    nla_put_u32(skb, MRC_CONFIG_ATTR_DEFAULT_EVS,
+			READ_ONCE(mn->default_evs)) ||
+	    nla_put_u32(skb, MRC_CONFIG_ATTR_PLANES, READ_ONCE(mn->nr_planes))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -331,10 +380,8 @@ int mrc_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct mrc_net *mn = mrc_pernet(genl_info_net(info));
 	struct sk_buff *msg;
 
-	rtnl_lock();
 	msg = mrc_nl_config_msg(mn, info->snd_portid, info->snd_seq,
 				MRC_CMD_CONFIG_GET);
-	rtnl_unlock();
 	return msg ? genlmsg_reply(msg, info) : -ENOMEM;
 }
 

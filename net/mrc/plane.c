@@ -376,7 +376,7 @@ void mrc_plane_update(struct mrc_plane *plane, bool admin_up, u32 evs)
 {
 	bool changed = plane->admin_up != admin_up || plane->evs != evs;
 
-	plane->admin_up = admin_up;
+	WRITE_ONCE(plane->admin_up, admin_up);
 	WRITE_ONCE(plane->evs, evs);
 	mrc_plane_refresh(plane, changed);
 }
