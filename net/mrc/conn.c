@@ -198,13 +198,15 @@ bool mrc_addr_equal_plane(const struct mrc_addr *a,
 
 /* A connection made from an earlier copy of the same SYN, under RCU. */
 struct mrc_sock *mrc_conn_lookup_peer(struct mrc_net *mn, u32 rcid,
-				      u16 rport, const struct mrc_addr *raddr)
+				      u16 rport, u16 lport,
+				      const struct mrc_addr *raddr)
 {
 	struct mrc_sock *msk;
 
 	hash_for_each_possible_rcu(mn->conns_by_peer, msk, rcid_node,
 				   mrc_conn_peer_key(rcid)) {
 		if (msk->rcid != rcid || msk->dport != rport ||
+		    READ_ONCE(msk->port) != lport ||
 		    !mrc_addr_equal(&msk->daddr, raddr))
 			continue;
 		if (refcount_inc_not_zero(&msk->sk.sk_refcnt))

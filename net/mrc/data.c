@@ -55,18 +55,32 @@ err:
 	return -ENOBUFS;
 }
 
+/* Give back what mrc_reserve_mem() charged and was not used. */
+static void mrc_unreserve_mem(struct mrc_sock *msk, int reserved)
+{
+	if (!reserved)
+		return;
+	spin_lock_bh(&msk->lock);
+	sk_mem_uncharge(&msk->sk, reserved);
+	spin_unlock_bh(&msk->lock);
+}
+
 /*
- * Queue @pkts and send what the windows allow.  A connection that ended
+ * Queue @pkts, charged in place of the @reserved bytes mrc_reserve_mem()
+ * took for them, and send what the windows allow.  A connection that ended
  * meanwhile (sendmsg() sleeps without msk->lock) takes nothing: its queues
  * were purged once and would never be again.
  */
-int mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts)
+int mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts,
+		  int reserved)
 {
 	struct sk_buff_head queue;
 	int err = 0;
 
 	__skb_queue_head_init(&queue);
 	spin_lock_bh(&msk->lock);
+	/* Back to sk_forward_alloc, without a reclaim in between. */
+	sk_mem_charge(&msk->sk, -reserved);
 	if (msk->dead) {
 		err = msk->sk.sk_err ? -msk->sk.sk_err : -EPIPE;
 	} else {
@@ -74,6 +88,7 @@ int mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts)
 		mrc_output_push(msk, &queue);
 		mrc_timer_update(msk);
 	}
+	sk_mem_reclaim(&msk->sk);
 	spin_unlock_bh(&msk->lock);
 	__skb_queue_purge(pkts);
 	mrc_xmit(sock_net(&msk->sk), &queue);
@@ -132,8 +147,14 @@ static int mrc_reserve_mem(struct mrc_sock *msk, int bytes, long *timeo)
 	bool ok;
 
 	for (;;) {
+		/*
+		 * Charged at once: acknowledgments that free memory in the
+		 * meantime reclaim what is in sk_forward_alloc.
+		 */
 		spin_lock_bh(&msk->lock);
 		ok = sk_wmem_schedule(sk, bytes);
+		if (ok)
+			sk_mem_charge(sk, bytes);
 		spin_unlock_bh(&msk->lock);
 		if (ok)
 			return 0;
@@ -211,9 +232,11 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 		if (err)
 			return err;
 		err = mrc_cut(msk, msg, len, true, &pkts);
-		if (err)
+		if (err) {
+			mrc_unreserve_mem(msk, cost);
 			return err;
-		err = mrc_send_pkts(msk, &pkts);
+		}
+		err = mrc_send_pkts(msk, &pkts, cost);
 		if (err)
 			return err;
 		msk->snd_msg_id++;
@@ -221,7 +244,7 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 	}
 
 	while (sent < len) {
-		int room, n;
+		int room, n, cost;
 
 		err = mrc_wait_sndbuf(msk, mrc_pkt_truesize(msk), &timeo);
 		if (err)
@@ -229,14 +252,16 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 		room = mrc_sndbuf_free(msk) / mrc_pkt_truesize(msk);
 		n = min_t(size_t, len - sent,
 			  (size_t)min(room, 64) * msk->mss);
-		err = mrc_reserve_mem(msk, DIV_ROUND_UP(n, msk->mss) *
-				      mrc_pkt_truesize(msk), &timeo);
+		cost = DIV_ROUND_UP(n, msk->mss) * mrc_pkt_truesize(msk);
+		err = mrc_reserve_mem(msk, cost, &timeo);
 		if (err)
 			break;
 		err = mrc_cut(msk, msg, n, false, &pkts);
-		if (err)
+		if (err) {
+			mrc_unreserve_mem(msk, cost);
 			break;
-		err = mrc_send_pkts(msk, &pkts);
+		}
+		err = mrc_send_pkts(msk, &pkts, cost);
 		if (err)
 			break;
 		msk->snd_offset += n;

@@ -113,6 +113,26 @@ bool mrc_rcv_window_grew(struct mrc_sock *msk)
 	       (old < MRC_RING_SIZE / 8 && msk->rcv_wnd_end - msk->rcv_nxt > old);
 }
 
+/* Free what arrived with a DSN after @dsn: a FIN is the end. */
+static void mrc_rcv_drop_after(struct mrc_sock *msk, u32 dsn)
+{
+	struct sk_buff *skb;
+	u32 slot;
+
+	for (dsn++; mrc_before(dsn, msk->rcv_nxt + MRC_RING_SIZE); dsn++) {
+		slot = dsn % MRC_RING_SIZE;
+		skb = msk->rcv_ring[slot];
+		if (!skb)
+			continue;
+		msk->rcv_ring[slot] = NULL;
+		__clear_bit(slot, msk->rcv_map);
+		msk->rcv_ofo--;
+		msk->rcv_ofo_mem -= skb->truesize;
+		msk->stats.rx_dropped++;
+		kfree_skb(skb);
+	}
+}
+
 /* Move what is now in order to the receive queue. */
 static void mrc_rcv_deliver(struct mrc_sock *msk)
 {
@@ -229,6 +249,7 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 		}
 		msk->rcv_fin_seen = true;
 		msk->rcv_fin_dsn = dsn;
+		mrc_rcv_drop_after(msk, dsn);
 	}
 	in_order = dsn == msk->rcv_nxt;
 	msk->rcv_ring[slot] = skb;
@@ -386,9 +407,13 @@ static bool mrc_rcv_ack_ride(struct mrc_sock *msk, struct sk_buff *skb)
 	return true;
 }
 
+static bool __mrc_from_peer(struct mrc_sock *msk, int plane_id,
+			    const struct mrc_hdr *hdr,
+			    const struct mrc_addr *saddr);
+
 static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 			 const struct mrc_hdr *hdr, struct sk_buff *skb,
-			 bool ce)
+			 const struct mrc_addr *saddr, bool ce)
 {
 	u8 type = mrc_hdr_type(hdr), ack_type = MRC_PKT_ACK, ack_flags = 0;
 	u64 ack_delay = MRC_ACK_DELAY_NS;
@@ -397,7 +422,8 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 
 	__skb_queue_head_init(&queue);
 	spin_lock(&msk->lock);
-	if (msk->dead)
+	/* Again under the lock: the state may have moved since input looked. */
+	if (msk->dead || !__mrc_from_peer(msk, plane_id, hdr, saddr))
 		goto drop;
 	msk->last_rcv = ktime_get_ns();
 	msk->planes[plane_id].rx_packets++;
@@ -405,8 +431,9 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 
 	switch (type) {
 	case MRC_PKT_SYN_ACK:
+		/* Then the timers of an established connection. */
 		mrc_rcv_syn_ack(msk, hdr, skb, &queue);
-		goto out;
+		goto done;
 	case MRC_PKT_RST:
 		mrc_rcv_rst(msk, hdr);
 		goto out;
@@ -465,6 +492,7 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 	else if (msk->ack_pending)
 		mrc_ack_arm(msk, ack_delay);
 	mrc_output_push(msk, &queue);
+done:
 	mrc_conn_check_end(msk);
 	mrc_timer_update(msk);
 out:
@@ -536,7 +564,8 @@ static void mrc_rcv_syn(struct mrc_net *mn, struct mrc_plane *plane,
 	 * made under: two copies of one SYN make one connection.
 	 */
 	spin_lock(&lmsk->lock);
-	child = mrc_conn_lookup_peer(mn, rcid, rport, saddr);
+	child = mrc_conn_lookup_peer(mn, rcid, rport, ntohs(syn->dst_port),
+				     saddr);
 	if (child) {
 		/* A repeated SYN: our SYN_ACK was lost. */
 		spin_lock_nested(&child->lock, SINGLE_DEPTH_NESTING);
@@ -574,20 +603,27 @@ drop_count:
  * dialled during the handshake, and from the peer's address on the plane
  * once the peer's id is known.
  */
-static bool mrc_from_peer(struct mrc_sock *msk, const struct mrc_plane *plane,
+static bool __mrc_from_peer(struct mrc_sock *msk, int plane_id,
+			    const struct mrc_hdr *hdr,
+			    const struct mrc_addr *saddr)
+{
+	lockdep_assert_held(&msk->lock);
+	if (mrc_hdr_type(hdr) == MRC_PKT_SYN_ACK ||
+	    msk->sk.sk_state == TCP_SYN_SENT)
+		return mrc_addr_equal(saddr, &msk->daddr);
+	return msk->plane_mask & BIT(plane_id) &&
+	       ntohl(hdr->src_cid) == msk->rcid &&
+	       mrc_addr_equal(saddr, &msk->planes[plane_id].raddr);
+}
+
+static bool mrc_from_peer(struct mrc_sock *msk, int plane_id,
 			  const struct mrc_hdr *hdr,
 			  const struct mrc_addr *saddr)
 {
 	bool ok;
 
 	spin_lock(&msk->lock);
-	if (mrc_hdr_type(hdr) == MRC_PKT_SYN_ACK ||
-	    msk->sk.sk_state == TCP_SYN_SENT)
-		ok = mrc_addr_equal(saddr, &msk->daddr);
-	else
-		ok = msk->plane_mask & BIT(plane->id) &&
-		     ntohl(hdr->src_cid) == msk->rcid &&
-		     mrc_addr_equal(saddr, &msk->planes[plane->id].raddr);
+	ok = __mrc_from_peer(msk, plane_id, hdr, saddr);
 	spin_unlock(&msk->lock);
 	return ok;
 }
@@ -658,7 +694,7 @@ int mrc_input(struct sock *usk, struct sk_buff *skb)
 	 * Only the peer, from its address on this plane, speaks for it;
 	 * during the handshake, only the address that was dialled.
 	 */
-	if (!mrc_from_peer(msk, plane, &hdr, &saddr)) {
+	if (!mrc_from_peer(msk, plane->id, &hdr, &saddr)) {
 		sock_put(&msk->sk);
 		goto drop_count;
 	}
@@ -672,7 +708,7 @@ int mrc_input(struct sock *usk, struct sk_buff *skb)
 		sock_put(&msk->sk);
 		goto drop_count;
 	}
-	mrc_rcv_conn(msk, plane->id, &hdr, skb, ce);
+	mrc_rcv_conn(msk, plane->id, &hdr, skb, &saddr, ce);
 	sock_put(&msk->sk);
 	return 0;
 

@@ -492,6 +492,7 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 #define MRC_ACK_DELAY_APP_NS	(500 * NSEC_PER_USEC)
 #define MRC_RTO_INIT_NS		(20 * NSEC_PER_MSEC)
 #define MRC_RTO_MIN_NS		(1 * NSEC_PER_MSEC)
+#define MRC_TIMER_MIN_NS	(10 * NSEC_PER_USEC)
 #define MRC_RTO_VAR_MIN_NS	(2 * NSEC_PER_MSEC)
 #define MRC_RTO_MAX_NS		(1 * NSEC_PER_SEC)
 #define MRC_REORDER_MIN_NS	(200 * NSEC_PER_USEC)
@@ -557,7 +558,8 @@ void mrc_conn_unhash(struct mrc_sock *msk);
 void mrc_conn_hash_peer(struct mrc_sock *msk);
 struct mrc_sock *mrc_conn_lookup(struct mrc_net *mn, u32 lcid);
 struct mrc_sock *mrc_conn_lookup_peer(struct mrc_net *mn, u32 rcid,
-				      u16 rport, const struct mrc_addr *raddr);
+				      u16 rport, u16 lport,
+				      const struct mrc_addr *raddr);
 bool mrc_addr_equal(const struct mrc_addr *a, const struct mrc_addr *b);
 bool mrc_addr_equal_plane(const struct mrc_addr *a,
 			  const struct mrc_plane *plane);
@@ -635,7 +637,8 @@ void mrc_rto_arm(struct mrc_sock *msk);
 void mrc_ack_arm(struct mrc_sock *msk, u64 delay_ns);
 
 /* data.c */
-int mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts);
+int mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts,
+		  int reserved);
 int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
 int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		int flags);

@@ -191,8 +191,8 @@ u64 mrc_path_next_probe(struct mrc_sock *msk)
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
-		if (!(msk->plane_mask & BIT(id)) || cp->nr_active == cp->nr_evs ||
-		    !cp->up)
+		/* As mrc_path_probe() decides: no deadline it would skip. */
+		if (cp->nr_active == cp->nr_evs || !mrc_path_usable(msk, id))
 			continue;
 		for (i = 0; i < cp->nr_evs; i++) {
 			struct mrc_ev *ev = &cp->evs[i];
@@ -291,7 +291,8 @@ u64 mrc_path_next_validation(struct mrc_sock *msk)
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
 		if (msk->plane_mask & BIT(id) && !cp->validated &&
-		    cp->val_next && cp->up && (!when || cp->val_next < when))
+		    cp->val_next && mrc_path_plane_up(msk, id) &&
+		    (!when || cp->val_next < when))
 			when = cp->val_next;
 	}
 	return when;

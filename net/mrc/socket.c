@@ -649,6 +649,7 @@ bool mrc_sock_child_established(struct mrc_sock *msk)
 	struct mrc_sock *lmsk;
 	bool established;
 	u64 now;
+	int id;
 
 	spin_lock(&msk->lock);
 	lmsk = msk->parent;
@@ -672,6 +673,10 @@ bool mrc_sock_child_established(struct mrc_sock *msk)
 		msk->last_progress = now;
 		msk->last_advance = now;
 		mrc_set_state(&msk->sk, TCP_ESTABLISHED);
+		/* Plane changes reached only established connections. */
+		for (id = 0; id < MRC_MAX_PLANES; id++)
+			if (msk->plane_mask & BIT(id))
+				msk->planes[id].up = mrc_path_plane_up(msk, id);
 		/* The other planes are validated from the timer. */
 		mrc_path_validate_start(msk, now);
 		mrc_timer_update(msk);
@@ -895,7 +900,7 @@ static int mrc_send_fin(struct mrc_sock *msk)
 	MRC_SKB_CB(skb)->msg_id = msk->snd_msg_id;
 	__skb_queue_head_init(&pkts);
 	__skb_queue_tail(&pkts, skb);
-	err = mrc_send_pkts(msk, &pkts);
+	err = mrc_send_pkts(msk, &pkts, 0);
 	if (!err)
 		msk->fin_queued = true;
 	return err;

@@ -17,6 +17,12 @@ static void mrc_timer_at(struct mrc_sock *msk, u64 when)
 	lockdep_assert_held(&msk->lock);
 	if (msk->dead || !when)
 		return;
+	/*
+	 * Never in the past: the hrtimer softirq would run the callback
+	 * again at once, and again, if a deadline it cannot act on (a plane
+	 * that went down meanwhile) stayed due.
+	 */
+	when = max_t(u64, when, ktime_get_ns() + MRC_TIMER_MIN_NS);
 	if (hrtimer_is_queued(&msk->rto_timer) && msk->timer_expires <= when)
 		return;
 	msk->timer_expires = when;
