@@ -1358,7 +1358,12 @@ TEST_F_TIMEOUT(conn, slow_reader, 180)
 	}
 	EXPECT_EQ(-1, n);
 	EXPECT_EQ(EAGAIN, errno) TH_LOG("send: %s", strerror(errno));
-	EXPECT_LE(180, t);
+	/*
+	 * It waited, not failed at once: under TCG on a loaded host the
+	 * guest's ticks catch up in bursts, and 50 jiffies of timeout were
+	 * seen to pass in 167 ms of the monotonic clock.
+	 */
+	EXPECT_LE(100, t) TH_LOG("send returned after %.0f ms", t);
 	EXPECT_GE(2000, t) TH_LOG("send returned after %.0f ms", t);
 	free(buf);
 
