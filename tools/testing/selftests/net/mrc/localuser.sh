@@ -44,13 +44,13 @@ SLAB_MARGIN_KB=4096
 PEEK_SECS=6
 SEQ_SECS=3
 PEEK_WAIT=5
-RST_CONNS=8
+RST_CONNS=6
 RST_SEQ_CONNS=3
 RST_UFFD=8
 RST_SEQ_UFFD=3
 ORPHAN_CONNS=8
-STORM_SECS=12
-NLFUZZ=3000
+STORM_SECS=10
+NLFUZZ=2000
 if [ "${MRC_DEBUG_KERNEL:-0}" = 1 ]; then
 	# The peeks keep their time: a peek waits too long only once four
 	# times its length went by, which a slow kernel takes longer to send.
