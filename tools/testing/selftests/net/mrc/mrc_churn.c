@@ -3,11 +3,12 @@
  * Connections that end badly, one after the other, for localuser.sh.
  *
  * mrc_churn rst -c CLIENT_NS -s SERVER_NS -a SERVER_ADDR [-n CONNS]
- *               [-t stream|seqpacket] [-S SIZE] [-M MSGSIZE] [-u CONNS]
+ *               [-t stream|seqpacket] [-S SIZE] [-M MSGSIZE] [-R MAXREAD]
+ *               [-u CONNS]
  *   CONNS times (default 20): a client in CLIENT_NS connects to SERVER_ADDR
  *   in SERVER_NS and a thread starts sending SIZE bytes (default 32 MiB;
  *   seqpacket: in messages of MSGSIZE, default 4 MiB) while the server
- *   reads a random 256 KiB to 4 MiB, then, every other time, stops reading
+ *   reads a random 64 KiB to MAXREAD (4 MiB), then, every other time, stops reading
  *   for 100 ms so that the sender sleeps for room, and closes with
  *   SO_LINGER 0: the client's connection is reset in the middle of
  *   sendmsg().  The send must fail with ECONNRESET or EPIPE, or return
@@ -20,7 +21,8 @@
  *   through cutting packets, the server resets the connection; 200 ms
  *   later the fault is resolved and sendmsg() finishes cutting, after the
  *   connection ended.  The packets it cut must not outlive the connection
- *   (the caller measures memory).  Prints "rst-uffd: ...".
+ *   (the caller measures memory).  Prints "rst-uffd: ...", or
+ *   "rst-uffd: skipped: ..." on a kernel without userfaultfd.
  *
  * mrc_churn orphan -c CLIENT_NS -s SERVER_NS -a SERVER_ADDR [-n CONNS]
  *                  [-S SIZE]
@@ -49,7 +51,7 @@
 static const char *client_ns, *server_ns, *server_addr;
 static int type = SOCK_STREAM;
 static int nconns = -1, nuffd;
-static unsigned long long size, msgsize = 4 << 20;
+static unsigned long long size, msgsize = 4 << 20, maxread = 4 << 20;
 static char *data;
 
 static int cns, sns, lfd;
@@ -125,7 +127,7 @@ static int do_rst(void)
 			break;
 		if (pthread_create(&thread, NULL, send_thread, &job))
 			mrc_die("pthread_create");
-		want = mrc_range(&s, 256 << 10, 4 << 20);
+		want = mrc_range(&s, 64 << 10, maxread);
 		for (got = 0; got < want; got += n) {
 			n = recv(fd, buf, 1 << 20, 0);
 			if (n <= 0) {
@@ -178,6 +180,10 @@ static int do_rst_uffd(void)
 	first = type == SOCK_SEQPACKET ? 512 << 10 : 64 << 10;
 	msgsize = len;
 	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (uffd < 0) {
+		printf("rst-uffd: skipped: userfaultfd: %s\n", strerror(errno));
+		return 0;
+	}
 	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api))
 		mrc_die("userfaultfd: %s", strerror(errno));
 	pfd.fd = uffd;
@@ -299,7 +305,8 @@ static __noreturn void bad_usage(void)
 {
 	fprintf(stderr,
 		"usage: mrc_churn rst -c CLIENT_NS -s SERVER_NS -a SERVER_ADDR [-n CONNS]\n"
-		"                     [-t stream|seqpacket] [-S SIZE] [-M MSGSIZE] [-u CONNS]\n"
+		"                     [-t stream|seqpacket] [-S SIZE] [-M MSGSIZE] [-R MAXREAD]\n"
+		"                     [-u CONNS]\n"
 		"       mrc_churn orphan -c CLIENT_NS -s SERVER_NS -a SERVER_ADDR [-n CONNS]\n"
 		"                        [-S SIZE]\n");
 	exit(2);
@@ -321,7 +328,7 @@ int main(int argc, char **argv)
 	else
 		bad_usage();
 	optind = 2;
-	while ((opt = getopt(argc, argv, "c:s:a:n:t:S:M:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:s:a:n:t:S:M:R:u:")) != -1) {
 		switch (opt) {
 		case 'c':
 			client_ns = optarg;
@@ -347,12 +354,15 @@ int main(int argc, char **argv)
 		case 'u':
 			nuffd = atoi(optarg);
 			break;
+		case 'R':
+			maxread = mrc_size(optarg);
+			break;
 		default:
 			bad_usage();
 		}
 	}
 	if (!client_ns || !server_ns || !server_addr || optind != argc ||
-	    !msgsize || (!rst && type != SOCK_STREAM))
+	    !msgsize || maxread < (64 << 10) || (!rst && type != SOCK_STREAM))
 		bad_usage();
 	if (nconns < 0)
 		nconns = rst ? 20 : 8;
