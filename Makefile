@@ -8,6 +8,11 @@
 #   make check           build, lint, and run the selftests on every kernel in VMs
 #   make lint            checkpatch --strict, generated code freshness, and
 #                        W=1 builds with sparse for every kernel
+#   make check-debug     run a subset of the selftests on a KASAN/lockdep/
+#                        kmemleak/UBSAN kernel built from linux-source-6.12
+#                        (built once, 20-30 minutes, and cached outside the tree)
+#   make debug-kernel    only build (or find) that kernel
+#   make KDIR=DIR        mrc.ko against the kernel build tree DIR
 #   make demo            boot a VM and show MRC at work
 #   make bench           boot a VM and benchmark MRC, TCP and MPTCP
 #                        (QUICK=1: a smoke run of a few minutes), results
@@ -21,7 +26,7 @@ KSFT := $(KSRC)/tools/testing/selftests
 SELFTESTS := tools/testing/selftests/net/mrc
 
 .PHONY: all modules selftests mrcctl deps check lint checkpatch netlink-check \
-	demo clean mrcperf bench need-kernels
+	demo clean mrcperf bench need-kernels debug-kernel check-debug
 
 # "make deps check": what this file learns at parse time (the installed
 # kernels) is what was there before deps ran.  So with deps and other
@@ -41,14 +46,19 @@ else
 
 all: modules mrcctl mrcperf selftests
 
-# The target kernels: the installed ones, or one (KVER=).  None is needed
-# to parse this file (make deps on a bare machine); the targets that build
-# for them check.
+# The target kernels: the installed ones, or one (KVER=), or the kernel
+# whose build tree KDIR names.  None is needed to parse this file (make
+# deps on a bare machine); the targets that build for them check.
+ifneq ($(KDIR),)
+KVERS := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+else
 KVERS := $(shell scripts/kernels $(KVER))
+endif
+kdir = $(if $(KDIR),$(KDIR),/lib/modules/$(1)/build)
 
 need-kernels:
 	@if [ -z "$(KVERS)" ]; then \
-		echo "no target kernel installed$(if $(KVER), for KVER=$(KVER)); run 'make deps'" >&2; \
+		echo "no target kernel installed$(if $(KVER), for KVER=$(KVER))$(if $(KDIR), in KDIR=$(KDIR)); run 'make deps'" >&2; \
 		exit 1; \
 	fi
 
@@ -77,22 +87,22 @@ modules: module-$(1)
 module-$(1): need-kernels
 	@mkdir -p $(BUILD)/$(1)
 	@cp -rsf $(TOP)/Kbuild $(TOP)/net $(TOP)/include $(BUILD)/$(1)/
-	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1) W=1 modules
+	$(MAKE) -C $(2) M=$(BUILD)/$(1) W=1 modules
 	@mkdir -p $(BUILD)/$(1)/test-modules
 	@cp -rsf $(TOP)/$(SELFTESTS)/modules/. $(BUILD)/$(1)/test-modules/
-	$(MAKE) -C /lib/modules/$(1)/build M=$(BUILD)/$(1)/test-modules W=1 modules
+	$(MAKE) -C $(2) M=$(BUILD)/$(1)/test-modules W=1 modules
 
 # A fresh W=1 build with sparse (C=1): every file is compiled and checked.
 lint-$(1):
 	@echo "  LINT    $(1)"
 	@rm -rf $(BUILD)/lint/$(1) && mkdir -p $(BUILD)/lint/$(1)
 	@cp -rs $(TOP)/Kbuild $(TOP)/net $(TOP)/include $(BUILD)/lint/$(1)/
-	@$(MAKE) -s -C /lib/modules/$(1)/build M=$(BUILD)/lint/$(1) W=1 C=1 \
+	@$(MAKE) -s -C $(2) M=$(BUILD)/lint/$(1) W=1 C=1 \
 		modules > $(BUILD)/lint/$(1).log 2>&1 || \
 		{ cat $(BUILD)/lint/$(1).log; exit 1; }
 	@! grep -E 'warning|error' $(BUILD)/lint/$(1).log
 endef
-$(foreach k,$(KVERS),$(eval $(call module_rules,$(k))))
+$(foreach k,$(KVERS),$(eval $(call module_rules,$(k),$(call kdir,$(k)))))
 modules: need-kernels
 
 $(KSFT)/lib.mk:
@@ -121,6 +131,14 @@ netlink-check: $(KSFT)/lib.mk
 # The lint steps run inside the suite, where each counts as a test.
 check: need-kernels all
 	@tools/testing/check $(KVERS)
+
+debug-kernel:
+	@scripts/debug-kernel > /dev/null
+
+# The debug kernel is built (or found) and mrc.ko built for it by the
+# suite, which then boots it.
+check-debug: mrcctl mrcperf selftests
+	@tools/testing/check --no-host --debug
 
 demo: need-kernels all
 	@tools/testing/vm/run -q -k 6.12 -- tools/testing/demo.sh
