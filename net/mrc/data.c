@@ -358,6 +358,7 @@ static void mrc_rcv_consume(struct mrc_sock *msk, struct sk_buff *skb,
 	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 	bool done;
 
+	msk->rcv_copied += n;
 	spin_lock_bh(&msk->lock);
 	cb->consumed += n;
 	done = cb->consumed >= skb->len;
@@ -400,6 +401,7 @@ static int mrc_recv_stream(struct mrc_sock *msk, struct msghdr *msg,
 	int target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
 	bool peek = flags & MSG_PEEK;
 	struct sk_buff *skb = NULL;	/* valid until the socket lock drops */
+	u32 peek_pos = msk->rcv_copied;	/* stream position of the next peek */
 	size_t copied = 0;
 	int err = 0;
 
@@ -407,12 +409,22 @@ static int mrc_recv_stream(struct mrc_sock *msk, struct msghdr *msg,
 		u32 seq = READ_ONCE(msk->rcv_seq);
 		unsigned int start, n;
 
-		/* Peeking walks on; reading always takes the head. */
+		/*
+		 * Peeking walks on; reading always takes the head.  A peek
+		 * that slept while others read goes on from where they left,
+		 * as TCP's does: waiting for bytes they took would be
+		 * waiting for good.
+		 */
 		if (peek && skb) {
 			skb = mrc_rcv_next(msk, skb);
 			start = 0;
+		} else if (peek) {
+			if ((s32)(peek_pos - msk->rcv_copied) < 0)
+				peek_pos = msk->rcv_copied;
+			skb = mrc_rcv_find(msk, peek_pos - msk->rcv_copied,
+					   &start);
 		} else {
-			skb = mrc_rcv_find(msk, peek ? copied : 0, &start);
+			skb = mrc_rcv_find(msk, 0, &start);
 		}
 		if (!skb) {
 			if (copied >= target)
@@ -434,6 +446,7 @@ static int mrc_recv_stream(struct mrc_sock *msk, struct msghdr *msg,
 			break;
 		}
 		copied += n;
+		peek_pos += n;
 		if (!peek)
 			mrc_rcv_consume(msk, skb, n);
 	}
@@ -454,9 +467,31 @@ bool mrc_rcv_window_full(const struct mrc_sock *msk)
 }
 
 /*
- * One message per call.  A blocking reader takes a message as it arrives;
- * a non-blocking one waits until it is whole, or until it fills the
- * receive buffer and must be delivered in parts (without MSG_EOR).
+ * Wait while another reader sleeps in the middle of a message, so that
+ * no reader returns a piece of someone else's; 0 or an error to return.
+ */
+static int mrc_rcv_wait_turn(struct mrc_sock *msk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &msk->sk;
+
+	while (msk->rcv_busy) {
+		if (!*timeo)
+			return -EAGAIN;
+		if (signal_pending(current))
+			return sock_intr_errno(*timeo);
+		add_wait_queue(sk_sleep(sk), &wait);
+		sk_wait_event(sk, timeo, !READ_ONCE(msk->rcv_busy), &wait);
+		remove_wait_queue(sk_sleep(sk), &wait);
+	}
+	return 0;
+}
+
+/*
+ * One message per call.  A blocking reader takes a message as it arrives
+ * and holds the others off while it sleeps for the rest; a non-blocking
+ * one waits until it is whole, or until it fills the receive buffer and
+ * must be delivered in parts (without MSG_EOR).
  */
 static int mrc_recv_message(struct mrc_sock *msk, struct msghdr *msg,
 			    size_t len, int flags, long timeo)
@@ -469,8 +504,14 @@ static int mrc_recv_message(struct mrc_sock *msk, struct msghdr *msg,
 	int err = 0;
 
 	for (;;) {
-		u32 seq = READ_ONCE(msk->rcv_seq);
+		u32 seq;
 
+		if (!started) {
+			err = mrc_rcv_wait_turn(msk, &timeo);
+			if (err)
+				break;
+		}
+		seq = READ_ONCE(msk->rcv_seq);
 		/*
 		 * Only a peek keeps @skb, and never across a wait; a read
 		 * takes the head, which may be a message of no bytes.
@@ -488,6 +529,8 @@ static int mrc_recv_message(struct mrc_sock *msk, struct msghdr *msg,
 			}
 			if (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)
 				break;
+			if (started)
+				WRITE_ONCE(msk->rcv_busy, true);
 			err = mrc_rcv_wait(msk, &timeo, seq);
 			if (err)
 				break;
@@ -513,6 +556,10 @@ static int mrc_recv_message(struct mrc_sock *msk, struct msghdr *msg,
 	}
 	if (!peek && (copied || msglen || eor))
 		WRITE_ONCE(msk->rcv_in_msg, !eor);
+	if (msk->rcv_busy && started && !peek) {
+		WRITE_ONCE(msk->rcv_busy, false);
+		wake_up_interruptible_all(sk_sleep(sk));
+	}
 	if (err && !msglen)
 		return err;
 	if (eor)

@@ -310,6 +310,10 @@ struct mrc_ev {
  * @rcv_seq: packets that joined the receive queue, for readers to wait on
  * @rcv_in_msg: the head of the receive queue continues a message that
  *	recvmsg() has started to deliver
+ * @rcv_busy: a reader sleeps in the middle of a message: others wait their
+ *	turn (SOCK_SEQPACKET; under the socket lock)
+ * @rcv_copied: bytes readers took (SOCK_STREAM; under the socket lock), for
+ *	a peek to find its place again after a wait
  * @rcv_truesize: largest truesize of a received DATA packet
  * @fin_rcvd: the peer's FIN was delivered
  * @rcv_fin_seen: the peer's FIN arrived, maybe out of order
@@ -395,6 +399,8 @@ struct mrc_sock {
 	u32			rcv_msgs;
 	u32			rcv_seq;
 	bool			rcv_in_msg;
+	bool			rcv_busy;
+	u32			rcv_copied;
 	u32			rcv_truesize;
 	bool			fin_rcvd;
 	bool			rcv_fin_seen;

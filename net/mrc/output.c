@@ -387,11 +387,19 @@ static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now)
 	struct sk_buff *skb;
 	u32 dsn;
 
+	/*
+	 * Offsets from snd_una bound the walk by what is in flight, whatever
+	 * the peer wrote: the end must be in (snd_una, snd_nxt], the start
+	 * before it (an older ACK may start before snd_una).
+	 */
+	if (end == msk->snd_una ||
+	    end - msk->snd_una > msk->snd_nxt - msk->snd_una)
+		return;
 	if (mrc_before(start, msk->snd_una))
 		start = msk->snd_una;
-	if (mrc_before(msk->snd_nxt, end))
-		end = msk->snd_nxt;
-	for (dsn = start; mrc_before(dsn, end); dsn++) {
+	if (start - msk->snd_una >= end - msk->snd_una)
+		return;
+	for (dsn = start; dsn != end; dsn++) {
 		skb = msk->snd_ring[dsn % MRC_RING_SIZE];
 		if (skb && MRC_SKB_CB(skb)->dsn == dsn)
 			mrc_acked(msk, skb, now);
@@ -556,10 +564,8 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		u32 start = ntohl(ack->sack[i].start);
 		u32 end = ntohl(ack->sack[i].end);
 
-		/* Only what is in flight: a block elsewhere is a lie. */
-		if (mrc_before(start, end) && !mrc_before(start, msk->snd_una) &&
-		    !mrc_before(msk->snd_nxt, end))
-			mrc_ack_range(msk, start, end, now);
+		/* Only what is in flight: a block elsewhere is ignored. */
+		mrc_ack_range(msk, start, end, now);
 	}
 	if (mrc_before(msk->snd_wnd_end, ntohl(ack->wnd_end))) {
 		msk->snd_wnd_end = ntohl(ack->wnd_end);
