@@ -462,7 +462,7 @@ bool mrc_rcv_window_full(const struct mrc_sock *msk)
 	int in_order = atomic_read(&msk->sk.sk_rmem_alloc) -
 		       READ_ONCE(msk->rcv_ofo_mem);
 
-	return in_order + (int)mrc_pkt_truesize(msk) >
+	return in_order + (int)mrc_rcv_pkt_cost(msk) >
 	       READ_ONCE(msk->sk.sk_rcvbuf);
 }
 

@@ -75,12 +75,22 @@ static void mrc_skb_saddr(const struct sk_buff *skb, sa_family_t family,
 		addr->v6 = ipv6_hdr(skb)->saddr;
 }
 
+/*
+ * What a received packet costs the receive buffer: the window and the
+ * seqpacket reader's "buffer full" must agree on it, or a window closed
+ * on a buffer not yet full leaves both ends waiting.
+ */
+u32 mrc_rcv_pkt_cost(const struct mrc_sock *msk)
+{
+	return max(READ_ONCE(msk->rcv_truesize), mrc_pkt_truesize(msk));
+}
+
 /* Packets each receiver may hold: its free buffer over a packet's cost. */
 void mrc_rcv_update_window(struct mrc_sock *msk)
 {
 	struct sock *sk = &msk->sk;
 	int room = READ_ONCE(sk->sk_rcvbuf) - atomic_read(&sk->sk_rmem_alloc);
-	u32 cost = max(msk->rcv_truesize, mrc_pkt_truesize(msk));
+	u32 cost = mrc_rcv_pkt_cost(msk);
 	u32 wnd = room > 0 ? room / cost : 0;
 	u32 end;
 
@@ -240,7 +250,8 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	cb->offset = ntohl(hdr->offset);
 	cb->len = skb->len;
 	skb_set_owner_r(skb, sk);
-	msk->rcv_truesize = max(msk->rcv_truesize, skb->truesize);
+	if (skb->truesize > msk->rcv_truesize)
+		WRITE_ONCE(msk->rcv_truesize, skb->truesize);
 
 	if (cb->flags & MRC_F_FIN) {
 		if (msk->rcv_fin_seen && msk->rcv_fin_dsn != dsn) {

@@ -649,6 +649,7 @@ int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
 int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		int flags);
 bool mrc_rcv_window_full(const struct mrc_sock *msk);
+u32 mrc_rcv_pkt_cost(const struct mrc_sock *msk);
 
 /* sysctl.c */
 extern atomic_long_t mrc_memory_allocated;

@@ -354,7 +354,13 @@ static int mrc_nl_fill_config(struct sk_buff *skb, const struct mrc_net *mn,
 	if (nla_put_u16(skb, MRC_CONFIG_ATTR_UDP_PORT, READ_ONCE(mn->udp_port)) ||
 	    nla_put_u32(skb, MRC_CONFIG_ATTR_DEFAULT_EVS,
 			READ_ONCE(mn->default_evs)) ||
-	    nla_put_u32(skb, MRC_CONFIG_ATTR_PLANES, READ_ONCE(mn->nr_planes))) {
+	    nla_put_u32(skb, MRC_CONFIG_ATTR_PLANES, READ_ONCE(mn->nr_planes)) ||
+	    nla_put_u64_64bit(skb, MRC_CONFIG_ATTR_RX_DROPPED,
+			      atomic64_read(&mn->rx_dropped),
+			      MRC_CONFIG_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, MRC_CONFIG_ATTR_SYN_DROPPED,
+			      atomic64_read(&mn->syn_dropped),
+			      MRC_CONFIG_ATTR_PAD)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

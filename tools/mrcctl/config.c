@@ -40,7 +40,12 @@ static const struct nl_policy config_policy[MRC_CONFIG_ATTR_MAX + 1] = {
 	[MRC_CONFIG_ATTR_UDP_PORT]	= { MNL_TYPE_U16 },
 	[MRC_CONFIG_ATTR_DEFAULT_EVS]	= { MNL_TYPE_U32 },
 	[MRC_CONFIG_ATTR_PLANES]	= { MNL_TYPE_U32 },
+	[MRC_CONFIG_ATTR_RX_DROPPED]	= { MNL_TYPE_U64 },
+	[MRC_CONFIG_ATTR_SYN_DROPPED]	= { MNL_TYPE_U64 },
 };
+
+/* The settings, then the namespace's counters, which -s adds. */
+#define CONFIG_NR_SETTINGS	3
 
 static const struct field config_field_list[] = {
 	{ .json = "udp_port", .label = "udp_port",
@@ -49,9 +54,20 @@ static const struct field config_field_list[] = {
 	  .type = FIELD_U32, .attr = MRC_CONFIG_ATTR_DEFAULT_EVS },
 	{ .json = "planes", .label = "planes",
 	  .type = FIELD_U32, .attr = MRC_CONFIG_ATTR_PLANES },
+	{ .json = "rx_dropped", .label = "rx_dropped",
+	  .type = FIELD_U64, .attr = MRC_CONFIG_ATTR_RX_DROPPED },
+	{ .json = "syn_dropped", .label = "syn_dropped",
+	  .type = FIELD_U64, .attr = MRC_CONFIG_ATTR_SYN_DROPPED },
 };
 
 const struct field_set config_fields = {
+	.policy	= config_policy,
+	.max	= MRC_CONFIG_ATTR_MAX,
+	.fields	= config_field_list,
+	.n	= CONFIG_NR_SETTINGS,
+};
+
+static const struct field_set config_stats_fields = {
 	.policy	= config_policy,
 	.max	= MRC_CONFIG_ATTR_MAX,
 	.fields	= config_field_list,
@@ -90,7 +106,8 @@ static int config_show(struct mrcctl *ctl, int argc, char **argv)
 	nlh = mrcctl_msg(ctl, MRC_CMD_CONFIG_GET, NLM_F_ACK);
 	if (!nlh)
 		return EXIT_FAILURE;
-	return mrcctl_request(ctl, nlh, &config_fields, true);
+	return mrcctl_request(ctl, nlh, ctl->stats ? &config_stats_fields :
+			      &config_fields, true);
 }
 
 static int config_set(struct mrcctl *ctl, int argc, char **argv)

@@ -29,7 +29,8 @@
 #     address is refused;
 #  3. SYN floods from spoofed sources (backlog + 1, then 10 x backlog) at
 #     a listener: A is accepted within 2 s, no spoofed connection is
-#     accepted or left after 5 s, at most 4 SYN_ACKs per SYN;
+#     accepted or left after 5 s, at most 4 SYN_ACKs per SYN; past 256
+#     half-open connections, SYNs are refused and counted (syn_dropped);
 #  4. RSTs and ACKs with the right ids, and ACKs that echo a PSN A sent,
 #     but wrong sequence numbers: RSTs outside the receiver's [snd_una,
 #     snd_nxt] do not kill a transfer; ACKs with cumulative DSNs or SACK
@@ -55,13 +56,15 @@ if ! modprobe sch_netem 2> /dev/null && [ ! -d /sys/module/sch_netem ]; then
 	exit "$KSFT_SKIP"
 fi
 
-mrc_plan 9
+mrc_plan 10
 
 # The listen() backlog of the flooded listeners, and the contract's bounds.
 BACKLOG=16
 ACCEPT_WITHIN=2
 HALF_OPEN_GONE=5
 SYNACK_PER_SYN=4
+HALF_OPEN_MAX=256
+BOUND_SYNS=400
 PROBES_PER_ENTRY=8
 PROBE_MAX_LEN=64
 # The longest a forged ACK may take to be read: a few ms on a TCG guest
@@ -377,9 +380,10 @@ attacker_end()
 ############################################################################
 # 1. Malformed packets at B during a transfer.
 
-counters()
+# ns_counter NS KEY: a counter of namespace NS (mrcctl -s config show).
+ns_counter()
 {
-	jq -r '"rx_packets \(.rx_packets) rx_dropped \(.rx_dropped) rx_duplicates \(.rx_duplicates) acks_sent \(.acks_sent)"' <<< "$1"
+	"$MRCCTL" -n "$1" -j -s config show | jq ".$2"
 }
 
 # back_start: a second connection, from B to A, that B writes to at a
@@ -422,7 +426,7 @@ counters()
 
 malformed()
 {
-	local fport before after b_before b_after mark rc=0 d0 d1 u0 u1
+	local fport before after b_before b_after mark rc=0 d0 d1 u0 u1 n0 n1
 
 	port=$((port + 1))
 	fport=$port
@@ -438,8 +442,10 @@ malformed()
 	attacker_learned fuzz || return 1
 	before=$(conn_json "$B" "$xport")
 	b_before=$(conn_json_peer "$B" "$bport")
+	n0=$(ns_counter "$B" rx_dropped)
 	mark=$(log_mark)
 	attacker_end fuzz || rc=1
+	n1=$(ns_counter "$B" rx_dropped)
 	after=$(conn_json "$B" "$xport")
 	b_after=$(conn_json_peer "$B" "$bport")
 	slow "$A" off
@@ -462,6 +468,10 @@ malformed()
 	[ "$u1" -gt "$u0" ] && [ "$d1" -gt "$d0" ] ||
 		mrc_fail "B's drop counters did not rise: rx_dropped $u0 -> $u1, dropped and duplicates $d0 -> $d1" ||
 		rc=1
+	# Packets for no connection or not from the peer count in B's namespace.
+	mrc_info "B's namespace: rx_dropped $n0 -> $n1"
+	[ -n "$n0" ] && [ -n "$n1" ] && [ "$n1" -gt "$n0" ] ||
+		mrc_fail "B's namespace rx_dropped did not rise: '$n0' -> '$n1'" || rc=1
 	return "$rc"
 }
 
@@ -603,6 +613,34 @@ flood_run()
 	done
 	capture_stop "$fcap"
 	python3 "$HOSTILE" judge-flood --pcap "$tmp/flood.pcap" > "$tmp/flood.judge"
+
+	# Past the bound on half-open connections, SYNs are refused, counted.
+	syn_before=$(ns_counter "$B" syn_dropped)
+	port=$((port + 1))
+	start_server listener3 "$B" python3 "$HOSTILE" server --port "$port" \
+		--backlog "$BACKLOG" --mode read --timeout 30 || return 1
+	ip netns exec "$M" python3 "$HOSTILE" flood --plane 1 --port "$port" \
+		--count "$BOUND_SYNS" --then 0 > "$tmp/flood3.out" ||
+		mrc_fail "flood: $(cat "$tmp/flood3.out")" || return 1
+	half_open=$("$MRCCTL" -n "$B" -j conn show |
+		jq '[.[] | select(.state == "syn-recv")] | length')
+	syn_after=$(ns_counter "$B" syn_dropped)
+	kill "$pid" 2> /dev/null
+}
+
+# syn_bound: at most HALF_OPEN_MAX half-open connections at one listener,
+# and syn_dropped counted the SYNs beyond them.
+syn_bound()
+{
+	local sent
+
+	sent=$(awk '$1 == "sent" { print $2 }' "$tmp/flood3.out")
+	mrc_info "$sent spoofed SYNs at one listener: $half_open half-open, syn_dropped $syn_before -> $syn_after"
+	[ -n "$half_open" ] && [ "$half_open" -le "$HALF_OPEN_MAX" ] ||
+		mrc_fail "$half_open half-open connections" || return 1
+	# Half-open connections older than 3 s may have gone to make room.
+	[ -n "$syn_after" ] && [ -n "$syn_before" ] && [ "$syn_after" -gt "$syn_before" ] ||
+		mrc_fail "syn_dropped went from '$syn_before' to '$syn_after' for $sent SYNs"
 }
 
 # flooded PLANE: A got in within ACCEPT_WITHIN s, no spoofed connection was
@@ -785,6 +823,8 @@ mrc_info "(case 3, the floods: $((SECONDS - case_t0)) s)"
 one_case 3 "3: IPv4 SYN flood (backlog + 1, then 10 x backlog, spoofed): A accepted within ${ACCEPT_WITHIN} s, no spoofed connection accepted or left, <= $SYNACK_PER_SYN SYN_ACKs per SYN" \
 	flooded 1
 one_case 3 "3: the same over IPv6" flooded 2
+one_case 3 "3: $BOUND_SYNS spoofed SYNs at one listener: at most $HALF_OPEN_MAX half-open, the rest counted in the namespace's syn_dropped" \
+	syn_bound
 one_case 4 "4: RSTs with the right ids and DSNs outside [snd_una, snd_nxt] do not kill a transfer (IPv4 and IPv6 planes)" \
 	forged rst
 one_case 4 "4: ACKs with cumulative DSNs or SACK blocks beyond snd_nxt or 2^31 away free no data in flight and take < $READ_MS ms to read" \

@@ -290,7 +290,12 @@ config_show()
 		return 1
 	ctl -j config show | jq -e . > /dev/null ||
 		mrc_fail "config show -j is not JSON" || return 1
-	mrc_expect "JSON" "$(ctl -j config show | jq -c .)" '{"udp_port":4793,"default_evs":32,"planes":2}'
+	mrc_expect "JSON" "$(ctl -j config show | jq -c .)" '{"udp_port":4793,"default_evs":32,"planes":2}' ||
+		return 1
+	# -s adds the namespace's counters: nothing dropped here yet.
+	mrc_expect "stats" "$(ctl -s config show | tail -n 2)" "$(printf 'rx_dropped 0\nsyn_dropped 0')" ||
+		return 1
+	mrc_expect "stats JSON" "$(ctl -j -s config show | jq -c '[.rx_dropped, .syn_dropped]')" '[0,0]'
 }
 
 config_busy()
