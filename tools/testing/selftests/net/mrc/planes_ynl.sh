@@ -178,10 +178,10 @@ config()
 	out=$(ynl --multi config-get '{}' --multi config-set '{"default-evs": 48}' \
 		--multi config-get '{}' --multi config-set '{"default-evs": 32}') || return 1
 	mrc_expect "replies" "$(jq -cS '.[]' <<< "$out")" \
-		'{"default-evs":32,"planes":3,"udp-port":4793}
-{"default-evs":48,"planes":3,"udp-port":4793}
-{"default-evs":48,"planes":3,"udp-port":4793}
-{"default-evs":32,"planes":3,"udp-port":4793}'
+		'{"default-evs":32,"planes":3,"rx-dropped":0,"syn-dropped":0,"udp-port":4793}
+{"default-evs":48,"planes":3,"rx-dropped":0,"syn-dropped":0,"udp-port":4793}
+{"default-evs":48,"planes":3,"rx-dropped":0,"syn-dropped":0,"udp-port":4793}
+{"default-evs":32,"planes":3,"rx-dropped":0,"syn-dropped":0,"udp-port":4793}'
 }
 
 error_nodev()
@@ -261,15 +261,15 @@ ntf_del()
 ntf_config()
 {
 	mrc_expect "notifications 4, 5 and no more" "$(sed -n '4,$p' "$tmp/ntf" | jq -cS '[.name, .msg]')" \
-		'["config-change-ntf",{"default-evs":40,"planes":3,"udp-port":4793}]
-["config-change-ntf",{"default-evs":32,"planes":3,"udp-port":4793}]'
+		'["config-change-ntf",{"default-evs":40,"planes":3,"rx-dropped":0,"syn-dropped":0,"udp-port":4793}]
+["config-change-ntf",{"default-evs":32,"planes":3,"rx-dropped":0,"syn-dropped":0,"udp-port":4793}]'
 }
 
 del_planes()
 {
 	mrc_expect "replies" "$(ynl --multi plane-del '{"id": 0}' --multi plane-del '{"ifname": "veth7"}' \
 		--multi plane-del '{"ifindex": '"$(ifindex veth3)"'}' --multi config-get '{}' |
-		jq -cS .)" '[null,null,null,{"default-evs":32,"planes":0,"udp-port":4793}]'
+		jq -cS .)" '[null,null,null,{"default-evs":32,"planes":0,"rx-dropped":0,"syn-dropped":0,"udp-port":4793}]'
 }
 
 mrc_info "spec $SPEC, cli $CLI ${schema_args[*]}"
