@@ -859,10 +859,15 @@ TEST_F(conn, replies_carry_acks)
 	s1 = tx_packets(SERVER);
 	TH_LOG("%lld round trips: the client sent %lld packets, the server %lld",
 	       rounds, c1 - c0, s1 - s0);
-	/* The server: a DATA a round, and few ACKs of its own. */
+	/*
+	 * The server: a DATA a round, and few ACKs of its own.  On a debug
+	 * kernel the reply often comes after the acknowledgment's delay:
+	 * then only an ACK storm fails.
+	 */
 	EXPECT_LE(rounds, c1 - c0);
 	EXPECT_LE(rounds, s1 - s0);
-	EXPECT_GT(rounds * 3 / 2, s1 - s0);
+	EXPECT_GT(getenv("MRC_DEBUG_KERNEL") ? rounds * 3 : rounds * 3 / 2,
+		  s1 - s0);
 }
 
 /* Nothing to read: MSG_DONTWAIT and O_NONBLOCK give EAGAIN. */
