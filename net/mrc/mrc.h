@@ -169,8 +169,9 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @validated: the peer proved it receives at @raddr; only then does the
  *	plane carry more than validation probes
  * @val_tries: validation probes sent
- * @val_psn: PSN of the last one
- * @val_challenge: the random value it carried, to be echoed
+ * @val_psn: PSN of the first one: an answer may echo any since, the
+ *	tries being closer together at first than a slow round trip
+ * @val_challenge: the random value they carry, to be echoed
  * @val_next: when to send the next one, 0 for never
  * @inflight: DATA packets sent on the plane and not yet acknowledged, in
  *	sending order, linked by &sk_buff.list
@@ -243,7 +244,8 @@ enum mrc_ev_state {
  * @state: an &enum mrc_ev_state
  * @probe_shift: backoff of the probes of a retired EV
  * @skip: picks to skip after a CE mark, so marked paths carry less
- * @probe_psn: PSN of the last probe sent on it
+ * @probe_psn: PSN of the first probe sent on it since it was retired:
+ *	an answer to any of them restores it
  * @losses: packets found lost on it
  * @next_probe: when to probe a retired EV again
  * @tx_packets: DATA packets sent on it

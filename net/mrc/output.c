@@ -594,11 +594,28 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 	struct mrc_ack *ack;
 	unsigned int nr = 0, seen = 0;
 	u32 dsn, start = 0;
-	bool in_run = false;
+	bool in_run = false, unproven = false;
 
 	lockdep_assert_held(&msk->lock);
 	if (msk->dead)
 		return;
+	/*
+	 * Never to an address that did not prove it is the peer's, but for
+	 * the answer to a probe: it goes back on the plane the probe came
+	 * by, to the address it came from, or the peer could never validate
+	 * that plane of ours while its own planes that we validated are
+	 * down.  (A path's answer on its own path, as QUIC's PATH_RESPONSE.)
+	 * It carries no SACK blocks there: no bigger than need be.
+	 */
+	if (!mrc_path_usable(msk, id)) {
+		if ((flags & MRC_F_PROBE_ECHO) &&
+		    msk->plane_mask & BIT(id) && mrc_path_plane_up(msk, id))
+			unproven = true;
+		else
+			id = mrc_path_pick_plane(msk, -1);
+	}
+	if (id < 0)
+		id = msk->syn_plane;
 	skb = mrc_alloc_skb(struct_size(ack, sack, MRC_MAX_SACK_BLOCKS),
 			    GFP_ATOMIC);
 	if (!skb)
@@ -606,7 +623,7 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 	ack = skb_put_zero(skb, sizeof(*ack));
 
 	/* What arrived beyond the hole, in runs, lowest first. */
-	for (dsn = msk->rcv_nxt + 1; seen < msk->rcv_ofo; dsn++) {
+	for (dsn = msk->rcv_nxt + 1; !unproven && seen < msk->rcv_ofo; dsn++) {
 		bool have = test_bit(dsn % MRC_RING_SIZE, msk->rcv_map);
 
 		if (have) {
@@ -635,11 +652,6 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 
 	mrc_ack_fill(msk, ack);
 
-	/* Never to an address that did not prove it is the peer's. */
-	if (!mrc_path_usable(msk, id))
-		id = mrc_path_pick_plane(msk, -1);
-	if (id < 0)
-		id = msk->syn_plane;
 	hdr = mrc_push_hdr(skb, type, flags, mrc_some_ev(msk, id),
 			   msk->rcid, msk->lcid);
 	hdr->psn = htonl(msk->next_psn++);

@@ -153,8 +153,8 @@ static bool mrc_path_probing(const struct mrc_sock *msk, u64 now)
 /* Probe the retired EVs whose time has come, on planes that are up. */
 void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue)
 {
+	u32 i, psn;
 	int id;
-	u32 i;
 
 	if (!mrc_path_probing(msk, now))
 		return;
@@ -168,8 +168,10 @@ void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue)
 
 			if (ev->state != MRC_EV_RETIRED || ev->next_probe > now)
 				continue;
-			ev->probe_psn = mrc_output_probe_ev(msk, id, ev->port,
-							    msk->snd_una, queue);
+			psn = mrc_output_probe_ev(msk, id, ev->port,
+						  msk->snd_una, queue);
+			if (!ev->probe_shift)
+				ev->probe_psn = psn;
 			if (ev->probe_shift < 16)
 				ev->probe_shift++;
 			ev->next_probe = now +
@@ -205,9 +207,17 @@ u64 mrc_path_next_probe(struct mrc_sock *msk)
 	return when;
 }
 
+/* Whether @psn was sent at or after @first (and so, before next_psn). */
+static bool mrc_psn_since(const struct mrc_sock *msk, u32 psn, u32 first)
+{
+	return psn - first < msk->next_psn - first;
+}
+
 /*
  * An acknowledgment answered a probe: a validation probe when it echoes
- * the challenge, or the probe of a retired EV, which works again.
+ * the challenge, or the probe of a retired EV, which works again.  Probes
+ * may be sent faster than a slow path answers them: the answer to any
+ * probe of the series counts, not only to the last.
  */
 void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack)
 {
@@ -219,17 +229,21 @@ void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack)
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
 		cp = &msk->planes[id];
 		if (!(msk->plane_mask & BIT(id)) || cp->validated ||
-		    !cp->val_tries || cp->val_psn != psn ||
-		    cp->val_challenge != dsn)
+		    !cp->val_tries || cp->val_challenge != dsn ||
+		    !mrc_psn_since(msk, psn, cp->val_psn))
 			continue;
 		cp->validated = true;
 		cp->val_next = 0;
 		return;
 	}
 
-	/* EVs are unique in a connection: the port names one. */
+	/*
+	 * EVs are unique in a connection: the port names one, and a retired
+	 * EV carries nothing but probes.
+	 */
 	ev = mrc_path_find_ev(msk, ntohs(ack->echo_ev), &cp);
-	if (ev && ev->state == MRC_EV_RETIRED && ev->probe_psn == psn)
+	if (ev && ev->state == MRC_EV_RETIRED && ev->probe_shift &&
+	    mrc_psn_since(msk, psn, ev->probe_psn))
 		mrc_path_restore(cp, ev);
 }
 
@@ -260,6 +274,7 @@ void mrc_path_validate_start(struct mrc_sock *msk, u64 now)
 void mrc_path_validate(struct mrc_sock *msk, u64 now,
 		       struct sk_buff_head *queue)
 {
+	u32 psn;
 	int id;
 
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
@@ -273,9 +288,12 @@ void mrc_path_validate(struct mrc_sock *msk, u64 now,
 			cp->val_next = 0;	/* until the plane comes back */
 			continue;
 		}
-		cp->val_challenge = get_random_u32();
-		cp->val_psn = mrc_output_probe_ev(msk, id, mrc_some_ev(msk, id),
-						  cp->val_challenge, queue);
+		if (!cp->val_tries)
+			cp->val_challenge = get_random_u32();
+		psn = mrc_output_probe_ev(msk, id, mrc_some_ev(msk, id),
+					  cp->val_challenge, queue);
+		if (!cp->val_tries)
+			cp->val_psn = psn;
 		cp->val_next = now + (MRC_RTO_INIT_NS << cp->val_tries);
 		cp->val_tries++;
 	}

@@ -16,6 +16,8 @@
 # - one plane black-holed (netem loss 100%), then healed: its EVs are
 #   retired, probed and restored while the connection lives;
 # - a plane flapping every 100 ms;
+# - plane 1 passing the handshake and nothing else: each host validates
+#   the other's planes 2-4 over them, and the stream goes there;
 # - a multipath fabric inside plane 1 (two routers joined by four
 #   equal-cost links, L4-hash ECMP) with one link black-holed: only the
 #   EVs hashed onto that link stay retired.
@@ -34,7 +36,7 @@ if ! modprobe sch_netem 2> /dev/null && [ ! -d /sys/module/sch_netem ]; then
 	exit "$KSFT_SKIP"
 fi
 
-mrc_plan 10
+mrc_plan 11
 
 # The size of a transfer, and of one that must last while the test looks
 # at the connection a few times (QEMU without KVM is slow, and slower to
@@ -551,6 +553,38 @@ plane_down()
 	return "$rc"
 }
 
+# Plane 1 carries SYN and SYN_ACK, and drops every other MRC packet (a u32
+# filter on the type in the low bits of the header's first byte, at offset
+# 28 in an IPv4 packet without options): once connected, each host must
+# validate the other's planes 2-4 by probes whose answers can only come
+# back on the plane the probe took.  Only the stream's timeout ends a
+# failure: no plane is ever down.
+handshake_only()
+{
+	local TIMEOUT=90 size=4M ns rc=0 hdr="match ip protocol 17 0xff match ip dport 4793 0xffff"
+
+	topology 4 || return 1
+	for ns in "$A" "$B"; do
+		# shellcheck disable=SC2086 # $hdr is a list of arguments
+		tc -n "$ns" qdisc add dev veth1 clsact &&
+			tc -n "$ns" filter add dev veth1 egress prio 1 protocol ip \
+				u32 $hdr match u8 0x11 0xff at 28 action ok &&
+			tc -n "$ns" filter add dev veth1 egress prio 2 protocol ip \
+				u32 $hdr match u8 0x12 0xff at 28 action ok &&
+			tc -n "$ns" filter add dev veth1 egress prio 3 protocol ip \
+				u32 $hdr action drop ||
+			mrc_fail "cannot filter plane 1 of $ns" || rc=1
+	done
+	if [ "$rc" = 0 ]; then
+		xfer_start "$size" "$(addr 1 2)" || rc=1
+		[ "$rc" = 1 ] || xfer_end "$size" || rc=1
+	fi
+	for ns in "$A" "$B"; do
+		tc -n "$ns" qdisc del dev veth1 clsact 2> /dev/null
+	done
+	return "$rc"
+}
+
 # All planes but plane 4 cut (link down on A), then brought back one by
 # one: each sends data again once up.
 all_but_one()
@@ -823,6 +857,8 @@ check "all planes but one cut, then restored one by one" all_but_one
 check "plane 2 black-holed (netem loss 100%): EVs retired, then healed and restored" \
 	black_hole
 check "plane 2 flapping every 100 ms" flapping
+check "plane 1 passes the handshake only: planes 2-4 validated over themselves carry the stream" \
+	handshake_only
 check "IPv6, link down on plane 1 (the handshake's) mid-transfer" plane_down 6 link 1
 check "ECMP fabric in plane 1, one of four links black-holed: only its EVs retired" \
 	fabric
