@@ -435,6 +435,9 @@ static int mrc_recv_stream(struct mrc_sock *msk, struct msghdr *msg,
 			}
 			if (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)
 				break;
+			/* What was read makes room: tell it before sleeping. */
+			if (!peek && copied)
+				mrc_recv_done(msk);
 			err = mrc_rcv_wait(msk, &timeo, seq);
 			if (err)
 				break;
@@ -529,8 +532,10 @@ static int mrc_recv_message(struct mrc_sock *msk, struct msghdr *msg,
 			}
 			if (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)
 				break;
-			if (started)
+			if (started) {
 				WRITE_ONCE(msk->rcv_busy, true);
+				mrc_recv_done(msk);
+			}
 			err = mrc_rcv_wait(msk, &timeo, seq);
 			if (err)
 				break;

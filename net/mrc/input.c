@@ -488,6 +488,11 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 		break;
 	case MRC_PKT_PROBE:
 		mrc_rcv_echo(msk, hdr, plane_id);
+		if (!mrc_path_usable(msk, plane_id) &&
+		    mrc_path_may_answer(msk, plane_id, skb->len)) {
+			mrc_output_probe_answer(msk, plane_id, &queue);
+			break;
+		}
 		ack_now = true;
 		ack_flags = MRC_F_PROBE_ECHO;
 		break;

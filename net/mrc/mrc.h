@@ -173,6 +173,9 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  *	tries being closer together at first than a slow round trip
  * @val_challenge: the random value they carry, to be echoed
  * @val_next: when to send the next one, 0 for never
+ * @answers_unproven: answers sent to the peer's probes on this plane
+ *	before we validated it; at most MRC_VALIDATE_TRIES until it comes up
+ *	again here
  * @inflight: DATA packets sent on the plane and not yet acknowledged, in
  *	sending order, linked by &sk_buff.list
  * @nr_inflight: entries in @inflight
@@ -206,6 +209,7 @@ struct mrc_conn_plane {
 	bool			up;
 	bool			validated;
 	u8			val_tries;
+	u8			answers_unproven;
 	u32			val_psn;
 	u32			val_challenge;
 	u64			val_next;
@@ -590,8 +594,11 @@ void mrc_output_free_skb(struct mrc_sock *msk, struct sk_buff *skb);
 void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 			 unsigned int len, u8 type, u8 flags);
 void mrc_output_requeue_plane(struct mrc_sock *msk, struct mrc_conn_plane *cp);
+bool mrc_path_may_answer(struct mrc_sock *msk, int id, unsigned int len);
 u32 mrc_output_probe_ev(struct mrc_sock *msk, int id, u16 ev, u32 dsn,
-			struct sk_buff_head *queue);
+			unsigned int pad, struct sk_buff_head *queue);
+void mrc_output_probe_answer(struct mrc_sock *msk, int id,
+			     struct sk_buff_head *queue);
 void mrc_output_timeout(struct mrc_sock *msk, u64 now);
 u64 mrc_output_next_timeout(struct mrc_sock *msk);
 void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,

@@ -177,11 +177,8 @@ u16 mrc_some_ev(struct mrc_sock *msk, int id)
 	return cp->evs[get_random_u32_below(cp->nr_evs)].port;
 }
 
-/*
- * The fixed part of an acknowledgment of what arrived; SACK blocks are the
- * caller's.  What was pending is now told.
- */
-static void mrc_ack_fill(struct mrc_sock *msk, struct mrc_ack *ack)
+/* The fixed part of an acknowledgment; SACK blocks are the caller's. */
+static void mrc_ack_fill_fixed(struct mrc_sock *msk, struct mrc_ack *ack)
 {
 	mrc_rcv_update_window(msk);
 	ack->cum_dsn = htonl(msk->rcv_nxt);
@@ -191,8 +188,14 @@ static void mrc_ack_fill(struct mrc_sock *msk, struct mrc_ack *ack)
 	ack->echo_ev = htons(msk->echo_ev);
 	ack->delay_us = htonl(div_u64(ktime_get_ns() - msk->echo_time,
 				      NSEC_PER_USEC));
-	msk->ack_pending = 0;
 	msk->stats.acks_sent++;
+}
+
+/* An acknowledgment of what arrived: what was pending is now told. */
+static void mrc_ack_fill(struct mrc_sock *msk, struct mrc_ack *ack)
+{
+	mrc_ack_fill_fixed(msk, ack);
+	msk->ack_pending = 0;
 }
 
 /*
@@ -594,26 +597,14 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 	struct mrc_ack *ack;
 	unsigned int nr = 0, seen = 0;
 	u32 dsn, start = 0;
-	bool in_run = false, unproven = false;
+	bool in_run = false;
 
 	lockdep_assert_held(&msk->lock);
 	if (msk->dead)
 		return;
-	/*
-	 * Never to an address that did not prove it is the peer's, but for
-	 * the answer to a probe: it goes back on the plane the probe came
-	 * by, to the address it came from, or the peer could never validate
-	 * that plane of ours while its own planes that we validated are
-	 * down.  (A path's answer on its own path, as QUIC's PATH_RESPONSE.)
-	 * It carries no SACK blocks there: no bigger than need be.
-	 */
-	if (!mrc_path_usable(msk, id)) {
-		if ((flags & MRC_F_PROBE_ECHO) &&
-		    msk->plane_mask & BIT(id) && mrc_path_plane_up(msk, id))
-			unproven = true;
-		else
-			id = mrc_path_pick_plane(msk, -1);
-	}
+	/* Never to an address that did not prove it is the peer's. */
+	if (!mrc_path_usable(msk, id))
+		id = mrc_path_pick_plane(msk, -1);
 	if (id < 0)
 		id = msk->syn_plane;
 	skb = mrc_alloc_skb(struct_size(ack, sack, MRC_MAX_SACK_BLOCKS),
@@ -623,7 +614,7 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 	ack = skb_put_zero(skb, sizeof(*ack));
 
 	/* What arrived beyond the hole, in runs, lowest first. */
-	for (dsn = msk->rcv_nxt + 1; !unproven && seen < msk->rcv_ofo; dsn++) {
+	for (dsn = msk->rcv_nxt + 1; seen < msk->rcv_ofo; dsn++) {
 		bool have = test_bit(dsn % MRC_RING_SIZE, msk->rcv_map);
 
 		if (have) {
@@ -654,6 +645,36 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 
 	hdr = mrc_push_hdr(skb, type, flags, mrc_some_ev(msk, id),
 			   msk->rcid, msk->lcid);
+	hdr->psn = htonl(msk->next_psn++);
+	mrc_queue_xmit(queue, skb, &msk->sk, id, ntohs(hdr->ev),
+		       &msk->planes[id].raddr);
+}
+
+/*
+ * The answer to a validation probe that came by plane @id, whose address
+ * we have not validated: on that plane, to that address (a path's answer
+ * on its own path, as QUIC's PATH_RESPONSE), or the peer could never
+ * validate our plane while the planes of its that we validated are broken.
+ * No SACK blocks: it is no bigger than the padded probe.  What is pending
+ * stays pending, for a plane known to work.
+ */
+void mrc_output_probe_answer(struct mrc_sock *msk, int id,
+			     struct sk_buff_head *queue)
+{
+	struct sk_buff *skb;
+	struct mrc_hdr *hdr;
+	struct mrc_ack *ack;
+
+	lockdep_assert_held(&msk->lock);
+	if (msk->dead)
+		return;
+	skb = mrc_alloc_skb(sizeof(*ack), GFP_ATOMIC);
+	if (!skb)
+		return;
+	ack = skb_put_zero(skb, sizeof(*ack));
+	mrc_ack_fill_fixed(msk, ack);
+	hdr = mrc_push_hdr(skb, MRC_PKT_ACK, MRC_F_PROBE_ECHO,
+			   mrc_some_ev(msk, id), msk->rcid, msk->lcid);
 	hdr->psn = htonl(msk->next_psn++);
 	mrc_queue_xmit(queue, skb, &msk->sk, id, ntohs(hdr->ev),
 		       &msk->planes[id].raddr);
@@ -695,15 +716,16 @@ int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue)
  * or to learn the window when ours is shut.  Returns the probe's PSN.
  */
 u32 mrc_output_probe_ev(struct mrc_sock *msk, int id, u16 ev, u32 dsn,
-			struct sk_buff_head *queue)
+			unsigned int pad, struct sk_buff_head *queue)
 {
 	u32 psn = msk->next_psn++;
 	struct sk_buff *skb;
 	struct mrc_hdr *hdr;
 
-	skb = mrc_alloc_skb(0, GFP_ATOMIC);
+	skb = mrc_alloc_skb(pad, GFP_ATOMIC);
 	if (!skb)
 		return psn;
+	skb_put_zero(skb, pad);
 	hdr = mrc_push_hdr(skb, MRC_PKT_PROBE, 0, ev, msk->rcid, msk->lcid);
 	hdr->psn = htonl(psn);
 	hdr->dsn = htonl(dsn);
@@ -717,7 +739,7 @@ void mrc_output_probe(struct mrc_sock *msk, struct sk_buff_head *queue)
 
 	if (id >= 0)
 		mrc_output_probe_ev(msk, id, mrc_some_ev(msk, id), msk->snd_una,
-				    queue);
+				    0, queue);
 }
 
 /*

@@ -169,8 +169,14 @@ void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue)
 			if (ev->state != MRC_EV_RETIRED || ev->next_probe > now)
 				continue;
 			psn = mrc_output_probe_ev(msk, id, ev->port,
-						  msk->snd_una, queue);
-			if (!ev->probe_shift)
+						  msk->snd_una, 0, queue);
+			/*
+			 * Answers older than MRC_PSN_WINDOW are refused
+			 * anyway: the series starts no earlier, so that
+			 * mrc_psn_since() holds through a long retirement.
+			 */
+			if (!ev->probe_shift ||
+			    psn - ev->probe_psn > MRC_PSN_WINDOW)
 				ev->probe_psn = psn;
 			if (ev->probe_shift < 16)
 				ev->probe_shift++;
@@ -229,7 +235,8 @@ void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack)
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
 		cp = &msk->planes[id];
 		if (!(msk->plane_mask & BIT(id)) || cp->validated ||
-		    !cp->val_tries || cp->val_challenge != dsn ||
+		    !cp->val_tries || !cp->val_next ||
+		    cp->val_challenge != dsn ||
 		    !mrc_psn_since(msk, psn, cp->val_psn))
 			continue;
 		cp->validated = true;
@@ -255,7 +262,8 @@ void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack)
  * a PROBE that carries a random challenge (in its DSN field) with an
  * acknowledgment that echoes it, which only a host that received the
  * probe can do.  Until then the address gets nothing but these probes, of
- * 28 bytes, at most MRC_VALIDATE_TRIES of them, 20 ms apart and doubling.
+ * 52 bytes (padded to the size of the answer), at most MRC_VALIDATE_TRIES
+ * of them, 20 ms apart and doubling, and answers to its own probes.
  */
 void mrc_path_validate_start(struct mrc_sock *msk, u64 now)
 {
@@ -291,12 +299,34 @@ void mrc_path_validate(struct mrc_sock *msk, u64 now,
 		if (!cp->val_tries)
 			cp->val_challenge = get_random_u32();
 		psn = mrc_output_probe_ev(msk, id, mrc_some_ev(msk, id),
-					  cp->val_challenge, queue);
+					  cp->val_challenge,
+					  sizeof(struct mrc_ack), queue);
 		if (!cp->val_tries)
 			cp->val_psn = psn;
 		cp->val_next = now + (MRC_RTO_INIT_NS << cp->val_tries);
 		cp->val_tries++;
 	}
+}
+
+/*
+ * Whether to answer a probe of @len bytes of body that came by plane @id
+ * on that plane, whose address we have not validated: only a validation
+ * probe, padded to the size of the answer, and no more of them than a
+ * series of validation has, so that the address gets nothing bigger than
+ * it sent and little of it.  Else the answer goes as any acknowledgment,
+ * on a plane we validated.
+ */
+bool mrc_path_may_answer(struct mrc_sock *msk, int id, unsigned int len)
+{
+	struct mrc_conn_plane *cp = &msk->planes[id];
+
+	if (!(msk->plane_mask & BIT(id)) || cp->validated ||
+	    len < sizeof(struct mrc_ack) ||
+	    cp->answers_unproven >= MRC_VALIDATE_TRIES ||
+	    !mrc_path_plane_up(msk, id))
+		return false;
+	cp->answers_unproven++;
+	return true;
 }
 
 /* When the next validation probe is due, 0 for none. */
@@ -370,6 +400,7 @@ static void mrc_path_refresh(struct mrc_sock *msk, struct sk_buff_head *queue)
 				cp->val_tries = 0;
 				cp->val_next = ktime_get_ns();
 			}
+			cp->answers_unproven = 0;
 			for (i = 0; i < cp->nr_evs; i++) {
 				cp->evs[i].state = MRC_EV_ACTIVE;
 				cp->evs[i].skip = 0;
