@@ -110,13 +110,21 @@ for i in 0 1 2 3; do
 		'BEGIN { printf "  plane %d (p%d): %6.1f MiB\n", i, i, b / 1048576 }'
 done
 
-step "the same connection state, as mrcctl shows it (another transfer, held open)"
+step "the same connection state, as mrcctl shows it (another transfer, a's planes paced at 16 Mbit/s each)"
+# Paced, so that the transfer is still there to show and to fail over.
+for i in 0 1 2 3; do
+	tc -n a qdisc add dev p$i root tbf rate 16mbit burst 32kb latency 200ms
+done
 ip netns exec b "$xfer" -l -g -p 7001 > /tmp/server &
 server=$!
 sleep 1
 ip netns exec a "$xfer" -c 10.0.0.2 -p 7001 -s 64M > /dev/null &
 client=$!
-sleep 3
+for i in $(seq 1 50); do
+	"$mrcctl" -n a conn show | grep -q . && break
+	sleep 0.2
+done
+sleep 1
 echo "\$ mrcctl -n a -s conn show"
 "$mrcctl" -n a -s conn show
 
