@@ -1364,26 +1364,26 @@ def main():
     p.add_argument("--pcap", required=True)
 
     args = ap.parse_args()
-    if args.cmd == "spoofed":
-        for plane in PLANES:
-            for a in spoofed(plane):
-                print(plane, a)
-    elif args.cmd == "server":
-        cmd_server(args)
-    elif args.cmd == "fuzz":
-        cmd_fuzz(args)
-    elif args.cmd == "forge":
-        cmd_forge(args)
-    elif args.cmd == "client":
-        cmd_client(args)
-    elif args.cmd == "malclient":
-        cmd_malclient(args)
-    elif args.cmd == "flood":
-        cmd_flood(args)
-    elif args.cmd == "judge-victim":
-        cmd_judge_victim(args)
-    elif args.cmd == "judge-flood":
-        cmd_judge_flood(args)
+    COMMANDS[args.cmd](args)
+
+
+def cmd_spoofed(args):
+    for plane in PLANES:
+        for a in spoofed(plane):
+            print(plane, a)
+
+
+COMMANDS = {
+    "spoofed": cmd_spoofed,
+    "server": cmd_server,
+    "fuzz": cmd_fuzz,
+    "forge": cmd_forge,
+    "client": cmd_client,
+    "malclient": cmd_malclient,
+    "flood": cmd_flood,
+    "judge-victim": cmd_judge_victim,
+    "judge-flood": cmd_judge_flood,
+}
 
 
 if __name__ == "__main__":
