@@ -15,15 +15,15 @@
 #include "mrc.h"
 #include "protocol.h"
 
-/* Cut @len bytes of @msg into DATA packets of at most one MSS. */
+/* Cut @len bytes of @msg into DATA packets of at most @mss bytes. */
 static int mrc_cut(struct mrc_sock *msk, struct msghdr *msg, size_t len,
-		   bool message, struct sk_buff_head *pkts)
+		   u32 mss, bool message, struct sk_buff_head *pkts)
 {
 	struct sock *sk = &msk->sk;
 	size_t done = 0;
 
 	do {
-		size_t n = min_t(size_t, len - done, msk->mss);
+		size_t n = min_t(size_t, len - done, mss);
 		struct mrc_skb_cb *cb;
 		struct sk_buff *skb;
 
@@ -221,7 +221,8 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 
 	__skb_queue_head_init(&pkts);
 	if (message) {
-		u64 cost = (u64)max_t(size_t, DIV_ROUND_UP(len, msk->mss), 1) *
+		u32 mss = READ_ONCE(msk->path_mss);
+		u64 cost = (u64)max_t(size_t, DIV_ROUND_UP(len, mss), 1) *
 			   mrc_pkt_truesize(msk);
 
 		if (cost > READ_ONCE(sk->sk_sndbuf))
@@ -231,7 +232,7 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 			err = mrc_reserve_mem(msk, cost, &timeo);
 		if (err)
 			return err;
-		err = mrc_cut(msk, msg, len, true, &pkts);
+		err = mrc_cut(msk, msg, len, mss, true, &pkts);
 		if (err) {
 			mrc_unreserve_mem(msk, cost);
 			return err;
@@ -244,19 +245,19 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 	}
 
 	while (sent < len) {
+		u32 mss = READ_ONCE(msk->path_mss);
 		int room, n, cost;
 
 		err = mrc_wait_sndbuf(msk, mrc_pkt_truesize(msk), &timeo);
 		if (err)
 			break;
 		room = mrc_sndbuf_free(msk) / mrc_pkt_truesize(msk);
-		n = min_t(size_t, len - sent,
-			  (size_t)min(room, 64) * msk->mss);
-		cost = DIV_ROUND_UP(n, msk->mss) * mrc_pkt_truesize(msk);
+		n = min_t(size_t, len - sent, (size_t)min(room, 64) * mss);
+		cost = DIV_ROUND_UP(n, mss) * mrc_pkt_truesize(msk);
 		err = mrc_reserve_mem(msk, cost, &timeo);
 		if (err)
 			break;
-		err = mrc_cut(msk, msg, n, false, &pkts);
+		err = mrc_cut(msk, msg, n, mss, false, &pkts);
 		if (err) {
 			mrc_unreserve_mem(msk, cost);
 			break;

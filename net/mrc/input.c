@@ -648,7 +648,9 @@ static bool mrc_from_peer(struct mrc_sock *msk, int plane_id,
  * An ICMP error quotes a packet sent from one of our EVs to the peer's
  * plane socket: claimed as ours when the quote is an MRC header, so that
  * no other local socket sees it.  Its transport header is the quoted UDP
- * header.
+ * header.  The kernel lowers the path MTU for any "fragmentation needed"
+ * or "packet too big" that quotes UDP, claimed or not (to no less than
+ * min_pmtu, or IPv6's 1280); mrc_xmit() follows the route's MTU.
  */
 int mrc_input_err_lookup(struct sock *usk, struct sk_buff *skb)
 {

@@ -293,7 +293,9 @@ struct mrc_ev {
  * @plane_mask: ids of the shared planes
  * @next_plane: where the round robin over planes resumes
  * @ev_table: entropy values of all planes
- * @mss: payload bytes per DATA packet
+ * @mss: payload bytes per DATA packet, as agreed in the handshake
+ * @path_mss: payload bytes per DATA packet cut now: @mss, or less once a
+ *	plane's path MTU fell (written under @lock, read without it)
  * @write_queue: DATA packets cut and not yet sent
  * @rtx_queue: DATA packets found lost, to resend, linked by &sk_buff.list
  * @snd_ring: DATA packets sent and not acknowledged, by DSN
@@ -382,6 +384,7 @@ struct mrc_sock {
 	u8			next_plane;
 	struct mrc_ev		*ev_table;
 	u32			mss;
+	u32			path_mss;
 
 	struct sk_buff_head	write_queue;
 	struct list_head	rtx_queue;

@@ -506,7 +506,7 @@ static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
 	c->port = READ_ONCE(msk->port);
 	c->peer_port = msk->dport;
 	c->peer_addr = msk->daddr;
-	c->mss = msk->mss;
+	c->mss = msk->path_mss;
 	c->snd_wnd = msk->snd_wnd_end - msk->snd_una;
 	c->rcv_wnd = msk->rcv_wnd_end - msk->rcv_nxt;
 	c->inflight = msk->snd_nxt - msk->snd_una;

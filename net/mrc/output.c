@@ -43,6 +43,35 @@ static_assert(sizeof(struct mrc_xmit_cb) <= sizeof_field(struct sk_buff, cb));
 static_assert(sizeof(struct mrc_skb_cb) <= sizeof_field(struct sk_buff, cb));
 static_assert(MRC_SYN_MAX_PLANES == MRC_MAX_PLANES);
 
+/*
+ * A packet cut before its path's MTU fell (a smaller device MTU, or an ICMP
+ * "fragmentation needed" or "packet too big" on the way) goes out in
+ * fragments rather than not at all, and its connection cuts packets that
+ * fit from now on.  The MSS is never raised
+ * again: a connection does not probe for a larger path MTU.
+ */
+static bool mrc_xmit_too_big(struct mrc_plane *plane, struct sk_buff *skb,
+			     u32 mtu, u32 hlen)
+{
+	const struct mrc_hdr *hdr = (const struct mrc_hdr *)skb->data;
+	struct mrc_sock *msk;
+	u32 mss;
+
+	if (likely(skb->len + hlen <= mtu))
+		return false;
+	msk = mrc_conn_lookup(plane->mn, ntohl(hdr->src_cid));
+	if (!msk)
+		return true;
+	mss = mtu > hlen + sizeof(*hdr) ? mtu - hlen - sizeof(*hdr) : 0;
+	mss = max(mss, MRC_MIN_MSS);
+	spin_lock_bh(&msk->lock);
+	if (mss < msk->path_mss)
+		WRITE_ONCE(msk->path_mss, mss);
+	spin_unlock_bh(&msk->lock);
+	sock_put(&msk->sk);
+	return true;
+}
+
 static void mrc_xmit4(struct net *net, struct mrc_plane *plane,
 		      struct sk_buff *skb, const struct mrc_xmit_cb *xcb,
 		      __be16 port)
@@ -57,14 +86,18 @@ static void mrc_xmit4(struct net *net, struct mrc_plane *plane,
 		.fl4_dport	= port,
 	};
 	struct rtable *rt;
+	__be16 df;
 
 	rt = ip_route_output_key(net, &fl4);
 	if (IS_ERR(rt)) {
 		kfree_skb(skb);
 		return;
 	}
+	df = mrc_xmit_too_big(plane, skb, dst_mtu(&rt->dst),
+			      sizeof(struct iphdr) + sizeof(struct udphdr)) ?
+	     0 : htons(IP_DF);
 	udp_tunnel_xmit_skb(rt, plane->sock->sk, skb, fl4.saddr, fl4.daddr,
-			    xcb->ecn, ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
+			    xcb->ecn, ip4_dst_hoplimit(&rt->dst), df,
 			    htons(xcb->ev), port, false, false);
 }
 
@@ -90,6 +123,9 @@ static void mrc_xmit6(struct net *net, struct mrc_plane *plane,
 		kfree_skb(skb);
 		return;
 	}
+	if (mrc_xmit_too_big(plane, skb, dst_mtu(dst),
+			     sizeof(struct ipv6hdr) + sizeof(struct udphdr)))
+		skb->ignore_df = 1;
 	/* The flow label carries the EV too, for fabrics that hash on it. */
 	udp_tunnel6_xmit_skb(dst, plane->sock->sk, skb, NULL, &fl6.saddr,
 			     &fl6.daddr, xcb->ecn, ip6_dst_hoplimit(dst),
@@ -207,7 +243,7 @@ static void mrc_ack_fill(struct mrc_sock *msk, struct mrc_ack *ack)
 static bool mrc_ack_rides(const struct mrc_sock *msk, const struct sk_buff *skb)
 {
 	return msk->ack_pending && msk->rcv_ring && !msk->rcv_ofo &&
-	       skb->len + sizeof(struct mrc_ack) <= msk->mss;
+	       skb->len + sizeof(struct mrc_ack) <= msk->path_mss;
 }
 
 static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,

@@ -1,0 +1,441 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Path MTU.  Host A reaches host B on plane 1 through router R, whose
+# routes on to B and back to A carry a smaller MTU (R answers bigger
+# packets with ICMP "fragmentation needed" or "packet too big"), and
+# directly on plane 2, whose device MTU falls in the middle of a transfer.
+# Either way the data arrives intact, the connection cuts packets that fit
+# (its MSS falls), and packets cut before go out in fragments rather than
+# being dropped for their size.  IPv4 and IPv6.
+
+. "$(dirname "$0")/mrc_lib.sh"
+
+mrc_require_root
+
+mrc_need_mrcctl
+mrc_need_bin mrc_xfer
+mrc_need_bin mrc_conn_hold
+mrc_need_cmd jq
+XFER=$MRC_BIN/mrc_xfer
+HOLD=$MRC_BIN/mrc_conn_hold
+mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
+
+mrc_plan 6
+
+# The smaller MTU, on R's routes and on plane 2: IPv6's minimum.
+MTU=1280
+SIZE=16M
+SIZE_BYTES=$((16 << 20))
+
+suffix=$(printf '%04x' $RANDOM)
+tmp=$(mktemp -d)
+port=7000
+
+cleanup()
+{
+	mrc_kill_jobs
+	mrc_cleanup
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# Plane 1: A veth1 (pair 1, host .1) to R r1 (pair 1, .254), R r2 (pair
+# 11, .254) to B veth1 (pair 11, .2); R routes both ways with "mtu lock
+# $MTU".  Plane 2: A veth2 to B veth2 (pair 2), MTU 1500.
+setup_family()
+{
+	local len=24 opt='' metric='' a1 b1 r1 r2 net_a net_b
+
+	fam=$1
+	A=mrcp-$suffix-a$fam
+	R=mrcp-$suffix-r$fam
+	B=mrcp-$suffix-b$fam
+	name=IPv$fam
+	# IPv6 replaces the connected route only with its metric.
+	[ "$fam" = 4 ] || len=64 opt=nodad metric='metric 256'
+	a1=$(mrc_addr "$fam" 1 1)
+	r1=$(mrc_addr "$fam" 1 254)
+	r2=$(mrc_addr "$fam" 11 254)
+	b1=$(mrc_addr "$fam" 11 2)
+	peer1=$b1
+	peer2=$(mrc_addr "$fam" 2 2)
+	if [ "$fam" = 4 ]; then
+		net_a=10.0.1.0/24 net_b=10.0.11.0/24
+	else
+		net_a=fd00:1::/64 net_b=fd00:11::/64
+	fi
+	mrc_ns_add "$A" "$R" "$B" &&
+		ip netns exec "$R" sysctl -qw net.ipv4.ip_forward=1 \
+			net.ipv6.conf.all.forwarding=1 > /dev/null &&
+		ip link add veth1 netns "$A" type veth peer name r1 netns "$R" &&
+		ip link add veth1 netns "$B" type veth peer name r2 netns "$R" &&
+		ip -n "$A" -batch - <<-EOF &&
+		link set veth1 up
+		addr add $a1/$len dev veth1 $opt
+		route add $net_b via $r1 dev veth1
+		EOF
+		ip -n "$R" -batch - <<-EOF &&
+		link set r1 up
+		link set r2 up
+		addr add $r1/$len dev r1 $opt
+		addr add $r2/$len dev r2 $opt
+		route replace $net_a dev r1 $metric mtu lock $MTU
+		route replace $net_b dev r2 $metric mtu lock $MTU
+		EOF
+		ip -n "$B" -batch - <<-EOF &&
+		link set veth1 up
+		addr add $b1/$len dev veth1 $opt
+		route add $net_a via $r2 dev veth1
+		EOF
+		mrc_link_hosts "$A" "$B" "$fam" 2 2 || return 1
+	"$MRCCTL" -n "$A" plane add dev veth1 id 1 addr "$a1" &&
+		"$MRCCTL" -n "$B" plane add dev veth1 id 1 addr "$b1" &&
+		mrc_add_planes "$A" "$B" "$fam" 2 2 &&
+		mrc_wait_for 10 mrc_planes_up "$A" 2 &&
+		mrc_wait_for 10 mrc_planes_up "$B" 2
+}
+
+# frag_fails NS: packets NS did not send for their size (too big with DF
+# set, or over IPv6) since it was made: FragFails of IPv4 or IPv6.
+frag_fails()
+{
+	if [ "$fam" = 4 ]; then
+		ip netns exec "$1" awk '$1 == "Ip:" {
+				if (!n) { for (i = 2; i <= NF; i++)
+						col[$i] = i; n = 1 }
+				else print $col["FragFails"] }' /proc/net/snmp
+	else
+		ip netns exec "$1" awk '$1 == "Ip6FragFails" { print $2 }' \
+			/proc/net/snmp6
+	fi
+}
+
+# room MTU: the payload of an MRC packet in an IP packet of MTU bytes.
+room()
+{
+	local ip=20
+
+	[ "$fam" = 4 ] || ip=40
+	echo $(($1 - ip - 8 - 28))
+}
+
+# transfer PEER [COMMAND...]: $SIZE bytes from A to B dialled at PEER, and
+# COMMAND once the client started.  Both ends must agree on bytes and
+# SHA-256, and neither host may have dropped a packet for its size.
+transfer()
+{
+	local peer=$1 srv cli rc src c s fails_a fails_b
+
+	shift
+	port=$((port + 1))
+	fails_a=$(frag_fails "$A")
+	fails_b=$(frag_fails "$B")
+	rm -f "$tmp/s.out" "$tmp/s.err"
+	ip netns exec "$B" "$XFER" -l -p "$port" > "$tmp/s.out" \
+		2> "$tmp/s.err" &
+	srv=$!
+	mrc_wait_for 30 mrc_server_ready "$tmp/s.out" "$srv"
+	if ! mrc_said_ready "$tmp/s.out"; then
+		kill "$srv" 2> /dev/null
+		wait "$srv"
+		mrc_fail "server did not start:"
+		mrc_show "$tmp/s.err"
+		return 1
+	fi
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s "$SIZE" \
+		-S "$port" > "$tmp/c.out" 2> "$tmp/c.err" &
+	cli=$!
+	[ "$#" = 0 ] || "$@" || mrc_fail "$*"
+	wait "$cli"
+	rc=$?
+	[ "$rc" = 0 ] || kill "$srv" 2> /dev/null
+	wait "$srv"
+	src=$?
+	if [ "$rc" != 0 ] || [ "$src" != 0 ]; then
+		mrc_fail "client exited $rc, server $src:"
+		mrc_show "$tmp/c.err"
+		mrc_show "$tmp/s.err"
+		return 1
+	fi
+	c=$(awk '$1 == "conn" { print $4, $8 }' "$tmp/c.out")
+	s=$(awk '$1 == "conn" { print $4, $8 }' "$tmp/s.out")
+	mrc_expect "received (bytes, sha256)" "$s" "$c" &&
+		mrc_expect "bytes sent" "${c%% *}" "$SIZE_BYTES" &&
+		mrc_expect "packets $A dropped for their size" \
+			$(($(frag_fails "$A") - fails_a)) 0 &&
+		mrc_expect "packets $B dropped for their size" \
+			$(($(frag_fails "$B") - fails_b)) 0
+}
+
+# held_mss PEER MAX: a connection dialled from A at PEER moves 4 MiB to B
+# and stays open; its MSS at A is then at most MAX.
+held_mss()
+{
+	local srv cli mss rc=0
+
+	port=$((port + 1))
+	ip netns exec "$B" "$HOLD" -l -p "$port" -s 4M > "$tmp/hs.out" \
+		2> "$tmp/hs.err" &
+	srv=$!
+	mrc_wait_for 30 mrc_server_ready "$tmp/hs.out" "$srv"
+	ip netns exec "$A" "$HOLD" -c "$1" -p "$port" -s 4M > "$tmp/hc.out" \
+		2> "$tmp/hc.err" &
+	cli=$!
+	if mrc_wait_for 120 grep -q "^received" "$tmp/hs.out"; then
+		mss=$("$MRCCTL" -n "$A" -j conn show | jq -r '.[0].mss')
+		mrc_info "MSS at $A: $mss"
+		[[ "$mss" =~ ^[0-9]+$ ]] && [ "$mss" -le "$2" ] ||
+			mrc_fail "MSS $mss, more than $2" || rc=1
+	else
+		mrc_fail "4 MiB not through:"
+		mrc_show "$tmp/hc.err"
+		mrc_show "$tmp/hs.err"
+		rc=1
+	fi
+	kill "$cli" "$srv" 2> /dev/null
+	wait "$cli" "$srv"
+	return "$rc"
+}
+
+# lower_plane2: plane 2's device MTU falls to $MTU at both ends, a second
+# into a transfer.
+lower_plane2()
+{
+	sleep 1
+	ip -n "$A" link set veth2 mtu "$MTU" &&
+		ip -n "$B" link set veth2 mtu "$MTU"
+}
+
+family()
+{
+	local len=24 opt='' metric='' a1 b1 r1 r2 net_a net_b
+
+	fam=$1
+	A=mrcp-$suffix-a$fam
+	R=mrcp-$suffix-r$fam
+	B=mrcp-$suffix-b$fam
+	name=IPv$fam
+	# IPv6 replaces the connected route only with its metric.
+	[ "$fam" = 4 ] || len=64 opt=nodad metric='metric 256'
+	a1=$(mrc_addr "$fam" 1 1)
+	r1=$(mrc_addr "$fam" 1 254)
+	r2=$(mrc_addr "$fam" 11 254)
+	b1=$(mrc_addr "$fam" 11 2)
+	peer1=$b1
+	peer2=$(mrc_addr "$fam" 2 2)
+	if [ "$fam" = 4 ]; then
+		net_a=10.0.1.0/24 net_b=10.0.11.0/24
+	else
+		net_a=fd00:1::/64 net_b=fd00:11::/64
+	fi
+	mrc_ns_add "$A" "$R" "$B" &&
+		ip netns exec "$R" sysctl -qw net.ipv4.ip_forward=1 \
+			net.ipv6.conf.all.forwarding=1 > /dev/null &&
+		ip link add veth1 netns "$A" type veth peer name r1 netns "$R" &&
+		ip link add veth1 netns "$B" type veth peer name r2 netns "$R" &&
+		ip -n "$A" -batch - <<-EOF &&
+		link set veth1 up
+		addr add $a1/$len dev veth1 $opt
+		route add $net_b via $r1 dev veth1
+		EOF
+		ip -n "$R" -batch - <<-EOF &&
+		link set r1 up
+		link set r2 up
+		addr add $r1/$len dev r1 $opt
+		addr add $r2/$len dev r2 $opt
+		route replace $net_a dev r1 $metric mtu lock $MTU
+		route replace $net_b dev r2 $metric mtu lock $MTU
+		EOF
+		ip -n "$B" -batch - <<-EOF &&
+		link set veth1 up
+		addr add $b1/$len dev veth1 $opt
+		route add $net_a via $r2 dev veth1
+		EOF
+		mrc_link_hosts "$A" "$B" "$fam" 2 2 || return 1
+	"$MRCCTL" -n "$A" plane add dev veth1 id 1 addr "$a1" &&
+		"$MRCCTL" -n "$B" plane add dev veth1 id 1 addr "$b1" &&
+		mrc_add_planes "$A" "$B" "$fam" 2 2 &&
+		mrc_wait_for 10 mrc_planes_up "$A" 2 &&
+		mrc_wait_for 10 mrc_planes_up "$B" 2
+}
+
+# frag_fails NS: packets NS did not send for their size (too big with DF
+# set, or over IPv6) since it was made: FragFails of IPv4 or IPv6.
+frag_fails()
+{
+	if [ "$fam" = 4 ]; then
+		ip netns exec "$1" awk '$1 == "Ip:" {
+				if (!n) { for (i = 2; i <= NF; i++)
+						col[$i] = i; n = 1 }
+				else print $col["FragFails"] }' /proc/net/snmp
+	else
+		ip netns exec "$1" awk '$1 == "Ip6FragFails" { print $2 }' \
+			/proc/net/snmp6
+	fi
+}
+
+# room MTU: the payload of an MRC packet in an IP packet of MTU bytes.
+room()
+{
+	local ip=20
+
+	[ "$fam" = 4 ] || ip=40
+	echo $(($1 - ip - 8 - 28))
+}
+
+# transfer PEER [COMMAND...]: $SIZE bytes from A to B dialled at PEER, and
+# COMMAND once the client started.  Both ends must agree on bytes and
+# SHA-256, and neither host may have dropped a packet for its size.
+transfer()
+{
+	local peer=$1 srv cli rc src c s fails_a fails_b
+
+	shift
+	port=$((port + 1))
+	fails_a=$(frag_fails "$A")
+	fails_b=$(frag_fails "$B")
+	rm -f "$tmp/s.out" "$tmp/s.err"
+	ip netns exec "$B" "$XFER" -l -p "$port" > "$tmp/s.out" \
+		2> "$tmp/s.err" &
+	srv=$!
+	mrc_wait_for 30 mrc_server_ready "$tmp/s.out" "$srv"
+	if ! mrc_said_ready "$tmp/s.out"; then
+		kill "$srv" 2> /dev/null
+		wait "$srv"
+		mrc_fail "server did not start:"
+		mrc_show "$tmp/s.err"
+		return 1
+	fi
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s "$SIZE" \
+		-S "$port" > "$tmp/c.out" 2> "$tmp/c.err" &
+	cli=$!
+	[ "$#" = 0 ] || "$@" || mrc_fail "$*"
+	wait "$cli"
+	rc=$?
+	[ "$rc" = 0 ] || kill "$srv" 2> /dev/null
+	wait "$srv"
+	src=$?
+	if [ "$rc" != 0 ] || [ "$src" != 0 ]; then
+		mrc_fail "client exited $rc, server $src:"
+		mrc_show "$tmp/c.err"
+		mrc_show "$tmp/s.err"
+		return 1
+	fi
+	c=$(awk '$1 == "conn" { print $4, $8 }' "$tmp/c.out")
+	s=$(awk '$1 == "conn" { print $4, $8 }' "$tmp/s.out")
+	mrc_expect "received (bytes, sha256)" "$s" "$c" &&
+		mrc_expect "bytes sent" "${c%% *}" "$SIZE_BYTES" &&
+		mrc_expect "packets $A dropped for their size" \
+			$(($(frag_fails "$A") - fails_a)) 0 &&
+		mrc_expect "packets $B dropped for their size" \
+			$(($(frag_fails "$B") - fails_b)) 0
+}
+
+# held_mss PEER MAX: a connection dialled from A at PEER moves 4 MiB to B
+# and stays open; its MSS at A is then at most MAX.
+held_mss()
+{
+	local srv cli mss rc=0
+
+	port=$((port + 1))
+	ip netns exec "$B" "$HOLD" -l -p "$port" -s 4M > "$tmp/hs.out" \
+		2> "$tmp/hs.err" &
+	srv=$!
+	mrc_wait_for 30 mrc_server_ready "$tmp/hs.out" "$srv"
+	ip netns exec "$A" "$HOLD" -c "$1" -p "$port" -s 4M > "$tmp/hc.out" \
+		2> "$tmp/hc.err" &
+	cli=$!
+	if mrc_wait_for 120 grep -q "^received" "$tmp/hs.out"; then
+		mss=$("$MRCCTL" -n "$A" -j conn show | jq -r '.[0].mss')
+		mrc_info "MSS at $A: $mss"
+		[[ "$mss" =~ ^[0-9]+$ ]] && [ "$mss" -le "$2" ] ||
+			mrc_fail "MSS $mss, more than $2" || rc=1
+	else
+		mrc_fail "4 MiB not through:"
+		mrc_show "$tmp/hc.err"
+		mrc_show "$tmp/hs.err"
+		rc=1
+	fi
+	kill "$cli" "$srv" 2> /dev/null
+	wait "$cli" "$srv"
+	return "$rc"
+}
+
+# lower_plane2: plane 2's device MTU falls to $MTU at both ends, a second
+# into a transfer.
+lower_plane2()
+{
+	sleep 1
+	ip -n "$A" link set veth2 mtu "$MTU" &&
+		ip -n "$B" link set veth2 mtu "$MTU"
+}
+
+# forged_icmp: B sends A a "fragmentation needed" (MTU 576) or "packet too
+# big" (MTU 1280) quoting an MRC DATA packet from A's plane 2 address to
+# B's, from EV 61000 to MRC's UDP port, with connection ids nobody uses.
+forged_icmp()
+{
+	ip netns exec "$B" python3 - "$fam" "$(mrc_addr "$fam" 2 1)" \
+		"$peer2" <<-'EOF'
+	import socket, struct, sys
+
+	fam, a, b = sys.argv[1:]
+	mrc = struct.pack("!BBHIIIIII", 0x13, 0, 61000, 0x5eed0001,
+	                  0x5eed0002, 1, 1, 0, 0) + bytes(1200)
+	udp = struct.pack("!HHHH", 61000, 4793, 8 + len(mrc), 0) + mrc
+
+	def csum(data):
+	    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+	    while s >> 16:
+	        s = (s & 0xffff) + (s >> 16)
+	    return ~s & 0xffff
+
+	if fam == "4":
+	    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1,
+	                     0x4000, 64, 17, 0, socket.inet_aton(a),
+	                     socket.inet_aton(b))
+	    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+	    msg = struct.pack("!BBHHH", 3, 4, 0, 0, 576) + ip + udp[:520]
+	    msg = msg[:2] + struct.pack("!H", csum(msg)) + msg[4:]
+	    s = socket.socket(socket.AF_INET, socket.SOCK_RAW,
+	                      socket.IPPROTO_ICMP)
+	else:
+	    ip = struct.pack("!IHBB16s16s", 6 << 28, len(udp), 17, 64,
+	                     socket.inet_pton(socket.AF_INET6, a),
+	                     socket.inet_pton(socket.AF_INET6, b))
+	    msg = struct.pack("!BBHI", 2, 0, 0, 1280) + ip + udp[:1000]
+	    s = socket.socket(socket.AF_INET6, socket.SOCK_RAW,
+	                      socket.IPPROTO_ICMPV6)
+	s.sendto(msg, (a, 0))
+	EOF
+}
+
+# forged_not_followed: after a forged ICMP error, A's route to B's plane 2
+# has no smaller MTU.
+forged_not_followed()
+{
+	local mtu
+
+	forged_icmp || return 1
+	sleep 0.2
+	mtu=$(route_mtu "$A" "$peer2")
+	mrc_expect "MTU of $A's route to $peer2" "${mtu:-none}" none
+}
+
+family()
+{
+	setup_family "$1" || mrc_fail "cannot build the $1 topology"
+	mrc_check "$name, a route of MTU $MTU on plane 1: the MSS falls to fit" \
+		held_mss "$peer2" "$(room "$MTU")"
+	mrc_check "$name, a route of MTU $MTU on plane 1: $SIZE stream intact, nothing dropped for its size" \
+		transfer "$peer1"
+	mrc_check "$name, plane 2's MTU falls to $MTU mid-transfer: $SIZE stream intact, nothing dropped for its size" \
+		transfer "$peer2" lower_plane2
+	mrc_cleanup
+}
+
+family 4
+family 6
+
+mrc_finish
