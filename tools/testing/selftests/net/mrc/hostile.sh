@@ -25,8 +25,10 @@
 #     writes to it: V gets no DATA (nothing but PROBEs: at most 8 of at
 #     most 64 bytes per entry naming it), B sends nothing to broadcast,
 #     multicast, loopback or local addresses, and the stream completes
-#     over the honest plane; a SYN whose own plane entry is not its source
-#     address is refused;
+#     over the honest plane; padded PROBEs from V's address on a plane
+#     naming V get V at most 8 answers per entry, none bigger than the
+#     PROBE; a SYN whose own plane entry is not its source address is
+#     refused;
 #  3. SYN floods from spoofed sources (backlog + 1, then 10 x backlog) at
 #     a listener: A is accepted within 2 s, no spoofed connection is
 #     accepted or left after 5 s, at most 4 SYN_ACKs per SYN; past 256
@@ -56,7 +58,7 @@ if ! modprobe sch_netem 2> /dev/null && [ ! -d /sys/module/sch_netem ]; then
 	exit "$KSFT_SKIP"
 fi
 
-mrc_plan 10
+mrc_plan 11
 
 # The listen() backlog of the flooded listeners, and the contract's bounds.
 BACKLOG=16
@@ -67,6 +69,11 @@ HALF_OPEN_MAX=256
 BOUND_SYNS=400
 PROBES_PER_ENTRY=8
 PROBE_MAX_LEN=64
+# Case 2's PROBEs from V's address, padded to the size of an ACK (28 + 24
+# bytes), and how many of them B may answer on that plane.
+SPOOFED_PROBES=40
+PROBE_PADDED_LEN=52
+ANSWERS_PER_ENTRY=8
 # The longest a forged ACK may take to be read: a few ms on a TCG guest
 # when the kernel looks at nothing but its window.
 READ_MS=250
@@ -513,15 +520,18 @@ group_judged()
 }
 
 # malicious GROUP: the malicious connections of GROUP moved their stream
-# over the honest plane; V got no DATA, only a few small PROBEs; B sent
-# nothing to broadcast, multicast or local addresses.
+# over the honest plane; V got no DATA, only a few small PROBEs and, for
+# spoof-probe, a few answers to the PROBEs sent from its address, none
+# bigger than those; B sent nothing to broadcast, multicast or local
+# addresses.
 malicious()
 {
-	local line listed at_v probe_max bad n rc=0 name state bytes intact fin
+	local line listed at_v probe_max answer_max bad n rc=0 answers=0
+	local name state bytes intact fin
 
 	[ -s "$tmp/judge.out" ] || return 1
 	line=$(group_judged "$1")
-	read -r _ _ _ listed _ at_v _ probe_max _ bad <<< "$line"
+	read -r _ _ _ listed _ at_v _ probe_max _ answer_max _ bad <<< "$line"
 	while read -r _ name _ _ _ _ _ state _ bytes _ intact _ fin _; do
 		[ "$state $intact $fin" = "established yes yes" ] && continue
 		mrc_fail "$name: $state, $bytes bytes, intact $intact, fin $fin"
@@ -537,9 +547,23 @@ malicious()
 					rc=1
 				[ "$probe_max" -le "$PROBE_MAX_LEN" ] ||
 					mrc_fail "a PROBE of $probe_max bytes at V" || rc=1 ;;
+			ack=*)
+				answers=${kv#ack=} ;;
 			*) mrc_fail "V received from B: $kv" ; rc=1 ;;
 			esac
 		done
+	fi
+	if [ "$1" = spoof-probe ]; then
+		mrc_info "answers at V to $SPOOFED_PROBES spoofed PROBEs for each of $listed entries: $answers, the largest $answer_max bytes"
+		[ "$answers" -ge 1 ] && [ "$answers" -le $((ANSWERS_PER_ENTRY * listed)) ] ||
+			mrc_fail "$answers answers at V, not 1 to $ANSWERS_PER_ENTRY for each of $listed entries" ||
+			rc=1
+		[ "$answer_max" -le "$PROBE_PADDED_LEN" ] ||
+			mrc_fail "an answer of $answer_max bytes at V, more than the $PROBE_PADDED_LEN of a PROBE" ||
+			rc=1
+	elif [ "$answers" != 0 ]; then
+		mrc_fail "V received from B: $answers ACKs"
+		rc=1
 	fi
 	[ "$bad" = none ] || mrc_fail "B sent to addresses that must get nothing: $bad" ||
 		rc=1
@@ -568,7 +592,7 @@ refused()
 	done < <(grep "^conn [^ ]* group mismatch " "$tmp/mal.out")
 	for g in mismatch other; do
 		line=$(group_judged "$g")
-		read -r _ _ _ _ _ at_v _ _ _ bad <<< "$line"
+		read -r _ _ _ _ _ at_v _ _ _ _ _ bad <<< "$line"
 		[ "$at_v $bad" = "none none" ] ||
 			mrc_fail "$g: V received $at_v, bad destinations got $bad" || rc=1
 	done
@@ -815,6 +839,8 @@ one_case 2 "2: plane entries naming V, broadcast, multicast, loopback, unspecifi
 	malicious ipv4
 one_case 2 "2: the same for IPv6 (V's global and link-local, ff02::1, ::1, ::, B)" \
 	malicious ipv6
+one_case 2 "2: $SPOOFED_PROBES padded PROBEs from V's address on a plane naming V (IPv4, IPv6): V gets 1 to $ANSWERS_PER_ENTRY answers per entry, none bigger than a PROBE" \
+	malicious spoof-probe
 one_case 2 "2: a SYN whose own plane entry is not its source address is refused (IPv4, IPv6)" \
 	refused
 case_t0=$SECONDS

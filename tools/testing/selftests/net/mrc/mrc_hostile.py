@@ -56,6 +56,10 @@ MAX_PLANES = 16
 MAX_SACK = 16
 # A SYN padded to the largest SYN_ACK: header, body and 16 planes.
 SYN_PADDED = HDR.size + SYNB.size + MAX_PLANES * SPLANE.size
+# Padded PROBEs that a malicious client sends B from V's address, on the
+# plane whose entry names V; and their size, that of B's answer.
+SPOOFED_PROBES = 40
+PROBE_PADDED = HDR.size + ACKB.size
 M32 = 0xffffffff
 
 HOSTS = {"A": 1, "B": 2, "M": 3, "V": 4}
@@ -833,6 +837,8 @@ class Client:
         self.rng = rng
         self.done_at = None
         self.data_rx = {}
+        self.spoofed = 0 if group == "spoof-probe" else SPOOFED_PROBES
+        self.next_spoof = 0
 
     def hdr(self, ptype, flags=0, dsn=0):
         self.psn += 1
@@ -922,8 +928,20 @@ class Client:
                 k["cum"] == (self.isn + 1) & M32:
             self.fin_acked = True
 
-    def tick(self, udp, now):
+    def spoof(self, wire, now):
+        """A padded PROBE to B from V's address, on the plane naming V."""
+        if self.state != "established" or self.spoofed >= SPOOFED_PROBES \
+                or now < self.next_spoof:
+            return
+        plane = next(p for p in self.entries if p != self.syn_plane)
+        wire.send(plane, self.entries[plane], addr(plane, "B"),
+                  mac(plane, "B"), self.hdr(PROBE) + bytes(ACKB.size))
+        self.spoofed += 1
+        self.next_spoof = now + 0.01
+
+    def tick(self, udp, wire, now):
         plane = self.syn_plane
+        self.spoof(wire, now)
         if self.state == "syn_sent":
             if now >= self.next_tx:
                 if self.tries >= 12:
@@ -933,6 +951,7 @@ class Client:
                 self.tries += 1
                 self.next_tx = now + 0.25
         elif self.state == "established" and self.fin and \
+                self.spoofed >= SPOOFED_PROBES and \
                 not self.fin_acked and now >= self.next_tx:
             # Our FIN: DATA without payload at our first DSN.
             udp.send(plane, self.hdr(DATA, F_FIN, self.isn),
@@ -980,12 +999,19 @@ def scenarios():
                 {1: addr(1, "V"), 2: m6}))
     out.append(("ipv6-own-entry-third-party", "mismatch", 2,
                 {1: m4, 2: addr(2, "V")}))
+    # Entries naming V, and padded PROBEs from V's address: B answers V on
+    # that plane a few times, no bigger than the PROBEs.
+    out.append(("ipv4-third-party-spoofed-probes", "spoof-probe", 2,
+                {1: addr(1, "V"), 2: m6}))
+    out.append(("ipv6-third-party-spoofed-probes", "spoof-probe", 1,
+                {1: m4, 2: addr(2, "V")}))
     return out
 
 
 def cmd_malclient(args):
     rng = random.Random(args.seed)
     udp = Udp()
+    wire = Wire()
     clients = [Client(n, g, sp, e, rng, args.port, args.bytes)
                for n, g, sp, e in scenarios()]
     by_cid = {c.cid: c for c in clients}
@@ -994,7 +1020,7 @@ def cmd_malclient(args):
     while time.monotonic() < deadline:
         now = time.monotonic()
         for c in clients:
-            c.tick(udp, now)
+            c.tick(udp, wire, now)
         if all(c.finished() for c in clients):
             break
         socks = list(udp.socks.items())
@@ -1091,6 +1117,7 @@ def cmd_judge_victim(args):
     groups = sorted({c["group"] for c in conns})
     at_v = {g: {} for g in groups + ["other"]}
     probe_max = {g: 0 for g in groups + ["other"]}
+    answer_max = {g: 0 for g in groups + ["other"]}
     v_total = 0
     for _, ptype, pkt in pcap(args.victim):
         # What V's stack takes: to its MAC, broadcast or multicast.
@@ -1109,6 +1136,8 @@ def cmd_judge_victim(args):
         at_v[g][name] = at_v[g].get(name, 0) + 1
         if name == "probe":
             probe_max[g] = max(probe_max[g], len(payload))
+        elif name == "ack":
+            answer_max[g] = max(answer_max[g], len(payload))
     bad_out = {g: {} for g in groups + ["other"]}
     for _, ptype, pkt in pcap(args.server):
         if ptype != 4:                        # PACKET_OUTGOING
@@ -1129,10 +1158,11 @@ def cmd_judge_victim(args):
     for g in groups + ["other"]:
         listed = sum(1 for c in conns if c["group"] == g
                      for a in c["entries"].values() if a in v_addrs)
-        counts = " ".join("%s=%d" % kv for kv in sorted(at_v[g].items()))
+        counts = ",".join("%s=%d" % kv for kv in sorted(at_v[g].items()))
         outs = " ".join("%s=%d" % kv for kv in sorted(bad_out[g].items()))
         say("group", g, "entries_naming_v", listed, "at_v", counts or "none",
-            "probe_max_len", probe_max[g], "b_to_bad", outs or "none")
+            "probe_max_len", probe_max[g], "answer_max_len", answer_max[g],
+            "b_to_bad", outs or "none")
 
 
 def cmd_judge_flood(args):
