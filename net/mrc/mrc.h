@@ -168,14 +168,16 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @up: whether the local plane was up when last seen
  * @validated: the peer proved it receives at @raddr; only then does the
  *	plane carry more than validation probes
- * @val_tries: validation probes sent
+ * @val_tries: validation probes sent in this series
+ * @val_rounds: series that went unanswered, up to MRC_VALIDATE_ROUNDS_MAX:
+ *	the next one starts MRC_VALIDATE_RETRY_NS << @val_rounds after
  * @val_psn: PSN of the first one: an answer may echo any since, the
  *	tries being closer together at first than a slow round trip
  * @val_challenge: the random value they carry, to be echoed
  * @val_next: when to send the next one, 0 for never
  * @answers_unproven: answers sent to the peer's probes on this plane
- *	before we validated it; at most MRC_VALIDATE_TRIES until it comes up
- *	again here
+ *	before we validated it; at most MRC_VALIDATE_TRIES per series of
+ *	our own
  * @inflight: DATA packets sent on the plane and not yet acknowledged, in
  *	sending order, linked by &sk_buff.list
  * @nr_inflight: entries in @inflight
@@ -209,6 +211,7 @@ struct mrc_conn_plane {
 	bool			up;
 	bool			validated;
 	u8			val_tries;
+	u8			val_rounds;
 	u8			answers_unproven;
 	u32			val_psn;
 	u32			val_challenge;
@@ -499,6 +502,8 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 #define MRC_PROBE_MIN_NS	(500 * NSEC_PER_USEC)
 #define MRC_PROBE_MAX_NS	(100 * NSEC_PER_MSEC)
 #define MRC_VALIDATE_TRIES	8	/* 20 ms doubling: 5 s in all */
+#define MRC_VALIDATE_RETRY_NS	NSEC_PER_SEC	/* then a series after 1 s, */
+#define MRC_VALIDATE_ROUNDS_MAX	6		/* doubling up to 64 s */
 #define MRC_PSN_WINDOW		BIT(24)	/* echoes accepted, back from next_psn */
 #define MRC_HALF_OPEN_MAX	256	/* per listener */
 #define MRC_SYNACK_MAX		4	/* per half-open connection */

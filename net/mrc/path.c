@@ -262,8 +262,12 @@ void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack)
  * a PROBE that carries a random challenge (in its DSN field) with an
  * acknowledgment that echoes it, which only a host that received the
  * probe can do.  Until then the address gets nothing but these probes, of
- * 52 bytes (padded to the size of the answer), at most MRC_VALIDATE_TRIES
- * of them, 20 ms apart and doubling, and answers to its own probes.
+ * 52 bytes (padded to the size of the answer), in series of
+ * MRC_VALIDATE_TRIES 20 ms apart and doubling, and as many answers to its
+ * own probes per series.  A series that goes unanswered (the path was
+ * down, or the address is not the peer's) is tried again later, 1 s after
+ * and doubling up to 64 s: a path that comes back is put to use, and a
+ * third party gets at most 8 probes a minute.
  */
 void mrc_path_validate_start(struct mrc_sock *msk, u64 now)
 {
@@ -293,7 +297,12 @@ void mrc_path_validate(struct mrc_sock *msk, u64 now,
 		    !mrc_path_plane_up(msk, id))
 			continue;
 		if (cp->val_tries >= MRC_VALIDATE_TRIES) {
-			cp->val_next = 0;	/* until the plane comes back */
+			cp->val_next = now + (MRC_VALIDATE_RETRY_NS <<
+					      cp->val_rounds);
+			if (cp->val_rounds < MRC_VALIDATE_ROUNDS_MAX)
+				cp->val_rounds++;
+			cp->val_tries = 0;
+			cp->answers_unproven = 0;
 			continue;
 		}
 		if (!cp->val_tries)
@@ -395,9 +404,10 @@ static void mrc_path_refresh(struct mrc_sock *msk, struct sk_buff_head *queue)
 		if (cp->up && !up) {
 			mrc_output_requeue_plane(msk, cp);
 		} else if (!cp->up && up) {
-			/* A plane that gave up validating tries again. */
-			if (!cp->validated && !cp->val_next) {
+			/* Validation starts over, without waiting. */
+			if (!cp->validated) {
 				cp->val_tries = 0;
+				cp->val_rounds = 0;
 				cp->val_next = ktime_get_ns();
 			}
 			cp->answers_unproven = 0;

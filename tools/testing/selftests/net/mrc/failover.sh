@@ -36,7 +36,7 @@ if ! modprobe sch_netem 2> /dev/null && [ ! -d /sys/module/sch_netem ]; then
 	exit "$KSFT_SKIP"
 fi
 
-mrc_plan 11
+mrc_plan 12
 
 # The size of a transfer, and of one that must last while the test looks
 # at the connection a few times (QEMU without KVM is slow, and slower to
@@ -585,6 +585,57 @@ handshake_only()
 	return "$rc"
 }
 
+# Plane 2 drops every MRC packet, both ways, from before the connection
+# until its validation gave up (8 PROBEs, 5 s): once the path works again
+# the plane is validated by a later series of PROBEs and carries data.
+# The planes are paced so that the transfer outlasts all this.
+validated_later()
+{
+	local TIMEOUT=120 size=64M ns k rc=0
+
+	topology 4 || return 1
+	for ns in "$A" "$B"; do
+		tc -n "$ns" qdisc add dev veth2 clsact &&
+			tc -n "$ns" filter add dev veth2 egress prio 1 protocol ip \
+				u32 match ip protocol 17 0xff match ip dport 4793 0xffff \
+				action drop ||
+			mrc_fail "cannot filter plane 2 of $ns" || rc=1
+	done
+	for k in 1 2 3 4; do
+		tc -n "$A" qdisc replace dev "veth$k" root tbf rate 8mbit \
+			burst 32k latency 200ms || rc=1
+	done
+	[ "$rc" = 0 ] && xfer_start "$size" "$(addr 1 2)" || rc=1
+	if [ "$rc" = 0 ]; then
+		mrc_wait_for 30 sample ||
+			mrc_fail "no connection: $(cat "$tmp/c.err")" || rc=1
+	fi
+	if [ "$rc" = 0 ]; then
+		sleep 7
+		sample || mrc_fail "connection gone" || rc=1
+		keep BEFORE
+		mrc_info "before the path works: $(plane_figures 2)"
+		[ "${TX[2]:-0}" = 0 ] ||
+			mrc_fail "plane 2 sent ${TX[2]} packets while cut" || rc=1
+		tc -n "$A" qdisc del dev veth2 clsact
+		tc -n "$B" qdisc del dev veth2 clsact
+		mrc_wait_for 60 grew 2 ||
+			mrc_fail "plane 2 never carried data: $(plane_figures 2)" || rc=1
+		mrc_info "after: $(plane_figures 2)"
+		running || [ "$rc" != 0 ] ||
+			mrc_fail "the transfer ended before plane 2 was looked at" || rc=1
+	fi
+	[ "$rc" = 0 ] && { xfer_end "$size" || rc=1; }
+	[ "$rc" = 0 ] || abort
+	for ns in "$A" "$B"; do
+		tc -n "$ns" qdisc del dev veth2 clsact 2> /dev/null
+	done
+	for k in 1 2 3 4; do
+		tc -n "$A" qdisc del dev "veth$k" root 2> /dev/null
+	done
+	return "$rc"
+}
+
 # All planes but plane 4 cut (link down on A), then brought back one by
 # one: each sends data again once up.
 all_but_one()
@@ -859,6 +910,8 @@ check "plane 2 black-holed (netem loss 100%): EVs retired, then healed and resto
 check "plane 2 flapping every 100 ms" flapping
 check "plane 1 passes the handshake only: planes 2-4 validated over themselves carry the stream" \
 	handshake_only
+check "plane 2 cut until its validation gave up, then repaired: a later validation puts it to use" \
+	validated_later
 check "IPv6, link down on plane 1 (the handshake's) mid-transfer" plane_down 6 link 1
 check "ECMP fabric in plane 1, one of four links black-holed: only its EVs retired" \
 	fabric

@@ -23,7 +23,8 @@
 #  2. a malicious client announcing planes at V's addresses, broadcast,
 #     multicast, loopback, unspecified and B's own addresses, while B
 #     writes to it: V gets no DATA (nothing but PROBEs: at most 8 of at
-#     most 64 bytes per entry naming it), B sends nothing to broadcast,
+#     most 64 bytes per entry naming it and series of validation, one
+#     series in the first 6 s), B sends nothing to broadcast,
 #     multicast, loopback or local addresses, and the stream completes
 #     over the honest plane; padded PROBEs from V's address on a plane
 #     naming V get V at most 8 answers per entry, none bigger than the
@@ -519,6 +520,22 @@ group_judged()
 	grep "^group $1 " "$tmp/judge.out"
 }
 
+# series: how many series of validation PROBEs a connection of the
+# malicious client may have sent: one in its first 6 s, a second 1 s after
+# the first (5 s long) ended, a third 2 s after the second, and so on.
+series()
+{
+	local took n=1 t=6 wait=1
+
+	took=$(awk '$1 == "took" { printf "%d", $2 + 2 }' "$tmp/mal.out")
+	while [ "${took:-0}" -ge "$t" ]; do
+		n=$((n + 1))
+		wait=$((wait * 2))
+		t=$((t + 5 + wait))
+	done
+	echo "$n"
+}
+
 # malicious GROUP: the malicious connections of GROUP moved their stream
 # over the honest plane; V got no DATA, only a few small PROBEs and, for
 # spoof-probe, a few answers to the PROBEs sent from its address, none
@@ -542,8 +559,8 @@ malicious()
 			case "$kv" in
 			probe=*)
 				n=${kv#probe=}
-				[ "$n" -le $((PROBES_PER_ENTRY * listed)) ] ||
-					mrc_fail "$n PROBEs at V, more than $PROBES_PER_ENTRY for each of $listed entries" ||
+				[ "$n" -le $((PROBES_PER_ENTRY * listed * $(series))) ] ||
+					mrc_fail "$n PROBEs at V, more than $PROBES_PER_ENTRY for each of $listed entries in each of $(series) series" ||
 					rc=1
 				[ "$probe_max" -le "$PROBE_MAX_LEN" ] ||
 					mrc_fail "a PROBE of $probe_max bytes at V" || rc=1 ;;
@@ -835,7 +852,7 @@ one_case 1 "1: malformed and forged packets at B's IPv4 and IPv6 planes during a
 case_t0=$SECONDS
 wanted 2 && malclient_run
 mrc_info "(case 2, the client: $((SECONDS - case_t0)) s)"
-one_case 2 "2: plane entries naming V, broadcast, multicast, loopback, unspecified or B for IPv4: no DATA at V, at most $PROBES_PER_ENTRY PROBEs per entry, nothing to broadcast or local, stream completes" \
+one_case 2 "2: plane entries naming V, broadcast, multicast, loopback, unspecified or B for IPv4: no DATA at V, at most $PROBES_PER_ENTRY PROBEs per entry and series, nothing to broadcast or local, stream completes" \
 	malicious ipv4
 one_case 2 "2: the same for IPv6 (V's global and link-local, ff02::1, ::1, ::, B)" \
 	malicious ipv6
