@@ -36,7 +36,7 @@ if ! modprobe sch_netem 2> /dev/null && [ ! -d /sys/module/sch_netem ]; then
 	exit "$KSFT_SKIP"
 fi
 
-mrc_plan 12
+mrc_plan 13
 
 # The size of a transfer, and of one that must last while the test looks
 # at the connection a few times (QEMU without KVM is slow, and slower to
@@ -705,10 +705,21 @@ restored()
 	[ "${ACT[$1]}" = "${EVS[$1]}" ] && [ "${RES[$1]}" -gt "$2" ]
 }
 
-# Plane 2 black-holed on A's side, then healed.
+# restores ID RESTORES: plane ID restored EVs more than RESTORES times.
+restores()
+{
+	sample || return 1
+	[ "${RES[$1]}" -gt "$2" ]
+}
+
+# black_hole [DELAY]: plane 2 black-holed on A's side, then healed: all its
+# EVs come back.  With DELAY (netem's), healed first into a path of that
+# delay, longer than the time between two probes of a retired EV: the
+# answers to earlier probes must count, and some EVs come back before the
+# delay goes.
 black_hole()
 {
-	local size=$BIG k=2 rc=0 res
+	local size=$BIG k=2 rc=0 res delay=${1:-}
 
 	topology 4 || return 1
 	xfer_start "$size" 10.0.1.2 || return 1
@@ -729,8 +740,20 @@ black_hole()
 		fi
 	fi
 	res=${RES[k]:-0}
+	if [ "$rc" = 0 ] && [ -n "$delay" ]; then
+		tc -n "$A" qdisc change dev "veth$k" root netem delay "$delay" ||
+			rc=1
+		if mrc_wait_for 30 restores "$k" "$res"; then
+			mrc_info "healed with $delay of delay: $(plane_figures "$k")"
+		else
+			sample
+			mrc_fail "no EV of plane $k restored over $delay: $(plane_figures "$k")"
+			rc=1
+		fi
+		res=${RES[k]:-0}
+	fi
 	tc -n "$A" qdisc del dev "veth$k" root || rc=1
-	if [ "$rc" = 0 ]; then
+	if [ "$rc" = 0 ] && [ -z "$delay" ]; then
 		if mrc_wait_for 30 restored "$k" "$res"; then
 			mrc_info "healed: $(plane_figures "$k")"
 			progress "$size"
@@ -907,6 +930,8 @@ check "IPv4, the far end's device of plane 3 moved to another namespace" \
 check "all planes but one cut, then restored one by one" all_but_one
 check "plane 2 black-holed (netem loss 100%): EVs retired, then healed and restored" \
 	black_hole
+check "plane 2 black-holed, then healed with 300 ms of delay, more than between two probes: EVs restored" \
+	black_hole 300ms
 check "plane 2 flapping every 100 ms" flapping
 check "plane 1 passes the handshake only: planes 2-4 validated over themselves carry the stream" \
 	handshake_only
