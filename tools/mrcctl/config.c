@@ -131,6 +131,31 @@ static int config_set(struct mrcctl *ctl, int argc, char **argv)
 	return mrcctl_request(ctl, nlh, &config_fields, false);
 }
 
+static int config_showconf_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[MRC_ATTR_TB_SIZE];
+
+	(void)data;
+	if (field_parse(&config_fields, nlh, tb) < 0 ||
+	    !tb[MRC_CONFIG_ATTR_UDP_PORT] || !tb[MRC_CONFIG_ATTR_DEFAULT_EVS])
+		return MNL_CB_ERROR;
+	printf("config set port %u evs %u\n",
+	       mnl_attr_get_u16(tb[MRC_CONFIG_ATTR_UDP_PORT]),
+	       mnl_attr_get_u32(tb[MRC_CONFIG_ATTR_DEFAULT_EVS]));
+	return MNL_CB_OK;
+}
+
+/* The settings of the namespace as a command, for "showconf". */
+int config_showconf(struct mrcctl *ctl)
+{
+	struct nlmsghdr *nlh = mrcctl_msg(ctl, MRC_CMD_CONFIG_GET, NLM_F_ACK);
+
+	if (!nlh ||
+	    mrc_nl_request(&ctl->nl, nlh, config_showconf_cb, NULL) < 0)
+		return EXIT_FAILURE;
+	return EXIT_SUCCESS;
+}
+
 enum config_cmd {
 	CONFIG_SHOW,
 	CONFIG_SET,

@@ -27,13 +27,15 @@
 
 static const char *const main_usage_lines[] = {
 	"[OPTIONS] OBJECT { COMMAND | help }",
+	"[OPTIONS] -batch FILE [-force]",
+	"showconf",
 	"help",
 	"-V",
 	NULL
 };
 
 static const char main_usage_where[] =
-	"where  OBJECT := { plane | config | conn | monitor | help }\n"
+	"where  OBJECT := { plane | config | conn | monitor | showconf | help }\n"
 	"       OPTIONS := { -j[son] | -p[retty] | -s[tats] | -n[etns] NETNS }\n";
 
 static void main_usage(FILE *out)
@@ -286,6 +288,8 @@ enum option {
 	OPT_PRETTY,
 	OPT_STATS,
 	OPT_NETNS,
+	OPT_BATCH,
+	OPT_FORCE,
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_COUNT,
@@ -296,6 +300,8 @@ static const char *const option_names[OPT_COUNT] = {
 	[OPT_PRETTY]	= "pretty",
 	[OPT_STATS]	= "stats",
 	[OPT_NETNS]	= "netns",
+	[OPT_BATCH]	= "batch",
+	[OPT_FORCE]	= "force",
 	[OPT_VERSION]	= "Version",
 	[OPT_HELP]	= "help",
 };
@@ -307,13 +313,15 @@ static const char *const option_names[OPT_COUNT] = {
 static int parse_options(struct mrcctl *ctl, int argc, char **argv, int *i)
 {
 	const char *opt;
+	int kw;
 
 	for (*i = 1; *i < argc && argv[*i][0] == '-'; (*i)++) {
 		opt = argv[*i] + 1;
 		if (*opt == '-')
 			opt++;
 
-		switch (keyword_find(opt, option_names, OPT_COUNT, KW_ALL)) {
+		kw = keyword_find(opt, option_names, OPT_COUNT, KW_ALL);
+		switch (kw) {
 		case OPT_JSON:
 			ctl->json = true;
 			break;
@@ -325,11 +333,18 @@ static int parse_options(struct mrcctl *ctl, int argc, char **argv, int *i)
 			ctl->stats = true;
 			break;
 		case OPT_NETNS:
+		case OPT_BATCH:
 			if (++*i == argc)
 				return usage_error(main_usage,
 						   "%s needs a value",
 						   argv[*i - 1]);
-			ctl->netns = argv[*i];
+			if (kw == OPT_NETNS)
+				ctl->netns = argv[*i];
+			else
+				ctl->batch = argv[*i];
+			break;
+		case OPT_FORCE:
+			ctl->force = true;
 			break;
 		case OPT_VERSION:
 			printf("mrcctl %s\n", MRCCTL_VERSION);
@@ -350,6 +365,7 @@ enum object {
 	OBJ_CONFIG,
 	OBJ_CONN,
 	OBJ_MONITOR,
+	OBJ_SHOWCONF,
 	OBJ_HELP,
 	OBJ_COUNT,
 };
@@ -359,10 +375,11 @@ static const char *const object_names[OBJ_COUNT] = {
 	[OBJ_CONFIG]	= "config",
 	[OBJ_CONN]	= "conn",
 	[OBJ_MONITOR]	= "monitor",
+	[OBJ_SHOWCONF]	= "showconf",
 	[OBJ_HELP]	= "help",
 };
 
-static int run_object(struct mrcctl *ctl, int argc, char **argv)
+int run_object(struct mrcctl *ctl, int argc, char **argv)
 {
 	if (!argc)
 		return usage_error(main_usage, "no object given");
@@ -377,6 +394,8 @@ static int run_object(struct mrcctl *ctl, int argc, char **argv)
 		return do_conn(ctl, argc - 1, argv + 1);
 	case OBJ_MONITOR:
 		return do_monitor(ctl, argc - 1, argv + 1);
+	case OBJ_SHOWCONF:
+		return do_showconf(ctl, argc - 1, argv + 1);
 	case OBJ_HELP:
 		full_usage(stdout);
 		return EXIT_SUCCESS;
@@ -401,7 +420,15 @@ int main(int argc, char **argv)
 	int i, status;
 
 	status = parse_options(&ctl, argc, argv, &i);
-	if (status < 0)
+	if (status < 0 && ctl.batch && i < argc)
+		status = usage_error(main_usage,
+				     "no command line with -batch: \"%s\"",
+				     argv[i]);
+	else if (status < 0 && ctl.batch)
+		status = run_batch(&ctl, ctl.batch, ctl.force);
+	else if (status < 0 && ctl.force)
+		status = usage_error(main_usage, "-force goes with -batch");
+	else if (status < 0)
 		status = run_object(&ctl, argc - i, argv + i);
 	mrc_nl_close(&ctl.nl);
 	return output_close(status);

@@ -43,6 +43,8 @@ struct mrcctl {
 	bool pretty;		/* -p: indented JSON */
 	bool stats;		/* -s: counters too */
 	const char *netns;	/* -n: network namespace to work in */
+	const char *batch;	/* -batch: file of commands, "-" for stdin */
+	bool force;		/* -force: the batch goes on after a failure */
 	struct json_writer jw;
 	struct mrc_nl nl;	/* socket opened by mrcctl_msg() */
 };
@@ -90,5 +92,11 @@ void conn_usage(FILE *out);
 int do_conn(struct mrcctl *ctl, int argc, char **argv);
 void monitor_usage(FILE *out);
 int do_monitor(struct mrcctl *ctl, int argc, char **argv);
+
+int plane_showconf(struct mrcctl *ctl);
+int config_showconf(struct mrcctl *ctl);
+int do_showconf(struct mrcctl *ctl, int argc, char **argv);
+int run_object(struct mrcctl *ctl, int argc, char **argv);
+int run_batch(struct mrcctl *ctl, const char *path, bool force);
 
 #endif /* MRCCTL_H */

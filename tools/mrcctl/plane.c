@@ -50,6 +50,7 @@ const char *const plane_usage_lines[] = {
 	"plane del { id ID | dev NAME }",
 	"plane show [ id ID | dev NAME ]",
 	"plane set { id ID | dev NAME } [up|down] [evs N]",
+	"plane flush",
 	"plane help",
 	NULL
 };
@@ -363,11 +364,89 @@ static int plane_show(struct mrcctl *ctl, int argc, char **argv)
 	return EXIT_SUCCESS;
 }
 
+/* The planes of a dump, by id. */
+struct plane_ids {
+	__u32 id[MRC_PLANE_ID_MAX + 1];
+	unsigned int n;
+};
+
+static int plane_ids_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[MRC_ATTR_TB_SIZE];
+	struct plane_ids *ids = data;
+
+	if (field_parse(&plane_fields, nlh, tb) < 0 ||
+	    !tb[MRC_PLANE_ATTR_ID] || ids->n == ARRAY_SIZE(ids->id))
+		return MNL_CB_ERROR;
+	ids->id[ids->n++] = mnl_attr_get_u32(tb[MRC_PLANE_ATTR_ID]);
+	return MNL_CB_OK;
+}
+
+/* Delete every plane of the namespace. */
+static int plane_flush(struct mrcctl *ctl, int argc, char **argv)
+{
+	struct plane_ids ids = {};
+	struct nlmsghdr *nlh;
+	unsigned int i;
+	int err;
+
+	err = args_none(argc, argv, plane_usage);
+	if (err)
+		return err;
+	nlh = mrcctl_msg(ctl, MRC_CMD_PLANE_GET, NLM_F_DUMP);
+	if (!nlh || mrc_nl_request(&ctl->nl, nlh, plane_ids_cb, &ids) < 0)
+		return EXIT_FAILURE;
+	for (i = 0; i < ids.n; i++) {
+		nlh = mrcctl_msg(ctl, MRC_CMD_PLANE_DEL, NLM_F_ACK);
+		if (!nlh)
+			return EXIT_FAILURE;
+		mnl_attr_put_u32(nlh, MRC_PLANE_ATTR_ID, ids.id[i]);
+		if (mrc_nl_request(&ctl->nl, nlh, NULL, NULL) < 0)
+			return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}
+
+/* One plane as the "plane add" command that makes it again. */
+static int plane_showconf_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[MRC_ATTR_TB_SIZE];
+	char addr[FIELD_LEN];
+
+	(void)data;
+	if (field_parse(&plane_fields, nlh, tb) < 0 ||
+	    !tb[MRC_PLANE_ATTR_ID] || !tb[MRC_PLANE_ATTR_IFNAME])
+		return MNL_CB_ERROR;
+	printf("plane add dev %s id %u",
+	       mnl_attr_get_str(tb[MRC_PLANE_ATTR_IFNAME]),
+	       mnl_attr_get_u32(tb[MRC_PLANE_ATTR_ID]));
+	if (plane_address(tb, addr))
+		printf(" addr %s", addr);
+	if (tb[MRC_PLANE_ATTR_EVS])
+		printf(" evs %u", mnl_attr_get_u32(tb[MRC_PLANE_ATTR_EVS]));
+	if (tb[MRC_PLANE_ATTR_ADMIN_UP] &&
+	    !mnl_attr_get_u8(tb[MRC_PLANE_ATTR_ADMIN_UP]))
+		fputs(" down", stdout);
+	putchar('\n');
+	return MNL_CB_OK;
+}
+
+/* The planes of the namespace as commands, for "showconf". */
+int plane_showconf(struct mrcctl *ctl)
+{
+	struct nlmsghdr *nlh = mrcctl_msg(ctl, MRC_CMD_PLANE_GET, NLM_F_DUMP);
+
+	if (!nlh || mrc_nl_request(&ctl->nl, nlh, plane_showconf_cb, NULL) < 0)
+		return EXIT_FAILURE;
+	return EXIT_SUCCESS;
+}
+
 enum plane_cmd {
 	PLANE_ADD,
 	PLANE_DEL,
 	PLANE_SHOW,
 	PLANE_SET,
+	PLANE_FLUSH,
 	PLANE_HELP,
 	PLANE_CMD_COUNT,
 };
@@ -377,6 +456,7 @@ static const char *const plane_commands[PLANE_CMD_COUNT] = {
 	[PLANE_DEL]	= "del",
 	[PLANE_SHOW]	= "show",
 	[PLANE_SET]	= "set",
+	[PLANE_FLUSH]	= "flush",
 	[PLANE_HELP]	= "help",
 };
 
@@ -395,6 +475,8 @@ int do_plane(struct mrcctl *ctl, int argc, char **argv)
 		return plane_show(ctl, argc - 1, argv + 1);
 	case PLANE_SET:
 		return plane_set(ctl, argc - 1, argv + 1);
+	case PLANE_FLUSH:
+		return plane_flush(ctl, argc - 1, argv + 1);
 	case PLANE_HELP:
 		plane_usage(stdout);
 		return EXIT_SUCCESS;

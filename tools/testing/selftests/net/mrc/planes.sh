@@ -27,7 +27,7 @@ for tool in jq python3; do
 done
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 
-mrc_plan 46
+mrc_plan 50
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -828,6 +828,93 @@ cli_prefixes()
 }
 
 ############################################################################
+# The configuration as commands: showconf, plane flush and -batch.
+
+# showconf_sorted NS: showconf of NS, its plane lines sorted.
+showconf_sorted()
+{
+	local out
+
+	out=$("$MRCCTL" -n "$1" showconf) || return 1
+	head -n 1 <<< "$out"
+	tail -n +2 <<< "$out" | sort
+}
+
+conf_showconf()
+{
+	local want
+
+	ctl plane flush && ctl config set port 4800 evs 40 &&
+		ctl plane add dev veth1 &&
+		ctl plane add dev veth3 id 7 addr 10.3.0.9 evs 100 down &&
+		ctl plane add dev veth7 id 3 || return 1
+	want="config set port 4800 evs 40
+plane add dev veth1 id 0 addr 10.1.0.1 evs 40
+plane add dev veth3 id 7 addr 10.3.0.9 evs 100 down
+plane add dev veth7 id 3 addr fd00:7::1 evs 40"
+	mrc_expect "showconf" "$(showconf_sorted "$ns")" "$want" || return 1
+	usage_error ctl -j showconf && usage_error ctl showconf bogus
+}
+
+conf_flush()
+{
+	local out
+
+	ctl showconf > "$tmp/saved.conf" && planes > "$tmp/saved.json" || return 1
+	out=$(ctl plane flush) || return 1
+	mrc_expect "flush output" "$out" "" || return 1
+	mrc_expect "planes" "$(ctl -j plane show | jq -c .)" "[]" || return 1
+	ctl plane flush || mrc_fail "flush without planes failed" || return 1
+	mrc_expect "config kept" "$(ctl -j config show | jq -c '[.udp_port, .default_evs]')" \
+		"[4800,40]"
+}
+
+# Replayed in $ns from a file with a comment and a blank line, and in $B
+# from stdin: the same planes, the same showconf.
+conf_batch()
+{
+	local out
+
+	ctl config set port 4793 evs 32 || return 1
+	{ echo "# saved by showconf"; echo; cat "$tmp/saved.conf"; } > "$tmp/replay.conf"
+	out=$(ctl -batch "$tmp/replay.conf") || return 1
+	mrc_expect "batch output" "$out" "" || return 1
+	mrc_expect "planes" "$(planes)" "$(cat "$tmp/saved.json")" || return 1
+	"$MRCCTL" -n "$B" plane flush &&
+		"$MRCCTL" -n "$B" -batch - < "$tmp/saved.conf" || return 1
+	mrc_expect "showconf of $B" "$(showconf_sorted "$B")" "$(showconf_sorted "$ns")" ||
+		return 1
+	"$MRCCTL" -n "$B" plane flush && "$MRCCTL" -n "$B" config set port 4793 evs 32
+}
+
+# A failing line stops the batch with FILE:LINE, unless -force; a usage
+# error exits 2.
+conf_batch_errors()
+{
+	local rc err
+
+	printf '%s\n' "plane set id 0 evs 50" "plane add dev nosuchdev" \
+		"plane set id 0 evs 60" > "$tmp/bad.conf"
+	ctl -batch "$tmp/bad.conf" 2> "$tmp/err"
+	rc=$?
+	err=$(< "$tmp/err")
+	mrc_expect "exit status" "$rc" 1 || return 1
+	[[ "$err" == *"$tmp/bad.conf:2: command failed"* ]] ||
+		mrc_fail "stderr: $err" || return 1
+	mrc_expect "evs after the stop" "$(plane_field 0 evs)" 50 || return 1
+	ctl -batch "$tmp/bad.conf" -force 2> /dev/null
+	mrc_expect "exit status with -force" "$?" 1 || return 1
+	mrc_expect "evs with -force" "$(plane_field 0 evs)" 60 || return 1
+	echo "plane add dev veth5 bogus" | ctl -batch - 2> /dev/null
+	mrc_expect "usage error in a batch" "$?" 2 || return 1
+	usage_error ctl -batch "$tmp/bad.conf" plane show &&
+		usage_error ctl -force plane show &&
+		fails "No such file or directory" "cannot open" ctl -batch "$tmp/none" ||
+		return 1
+	ctl plane flush
+}
+
+############################################################################
 
 ns=$A
 setup_ns "$A" || exit "$KSFT_FAIL"
@@ -892,6 +979,11 @@ mrc_check "unprivileged: set, del and config set fail with EPERM" unpriv_change
 mrc_check "mrcctl help exits 0" cli_help
 mrc_check "usage errors exit 2" cli_usage
 mrc_check "keyword prefixes: pl sh, conf sh, pl a de ... do" cli_prefixes
+
+mrc_check "showconf prints the settings and planes as commands" conf_showconf
+mrc_check "plane flush removes every plane, keeps the settings" conf_flush
+mrc_check "-batch FILE and -batch - replay showconf" conf_batch
+mrc_check "-batch stops at a failing line (FILE:LINE), -force goes on" conf_batch_errors
 
 mrc_check "namespaces deleted with planes: rmmod and modprobe work" netns_delete
 
