@@ -410,6 +410,7 @@ int mrc_conn_set_planes(struct mrc_sock *msk, const struct mrc_syn *syn,
 	msk->mss = min_t(u32, mrc_conn_local_mss(mn), ntohs(syn->max_payload));
 	msk->mss = max(msk->mss, MRC_MIN_MSS);
 	msk->path_mss = msk->mss;
+	msk->rcv_mss = msk->mss;
 	if (mrc_conn_draw_evs(msk, nr_shared))
 		return -ENOMEM;
 	for (i = 0; i < MRC_MAX_PLANES; i++) {

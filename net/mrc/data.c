@@ -223,7 +223,7 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 	if (message) {
 		u32 mss = READ_ONCE(msk->path_mss);
 		u64 cost = (u64)max_t(size_t, DIV_ROUND_UP(len, mss), 1) *
-			   mrc_pkt_truesize(msk);
+			   mrc_mss_truesize(mss);
 
 		if (cost > READ_ONCE(sk->sk_sndbuf))
 			return -EMSGSIZE;
@@ -246,14 +246,15 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 
 	while (sent < len) {
 		u32 mss = READ_ONCE(msk->path_mss);
+		int truesize = mrc_mss_truesize(mss);
 		int room, n, cost;
 
-		err = mrc_wait_sndbuf(msk, mrc_pkt_truesize(msk), &timeo);
+		err = mrc_wait_sndbuf(msk, truesize, &timeo);
 		if (err)
 			break;
-		room = mrc_sndbuf_free(msk) / mrc_pkt_truesize(msk);
+		room = mrc_sndbuf_free(msk) / truesize;
 		n = min_t(size_t, len - sent, (size_t)min(room, 64) * mss);
-		cost = DIV_ROUND_UP(n, mss) * mrc_pkt_truesize(msk);
+		cost = DIV_ROUND_UP(n, mss) * truesize;
 		err = mrc_reserve_mem(msk, cost, &timeo);
 		if (err)
 			break;

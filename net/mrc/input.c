@@ -76,6 +76,26 @@ static void mrc_skb_saddr(const struct sk_buff *skb, sa_family_t family,
 }
 
 /*
+ * Whether a DATA payload of @len bytes is less than a full packet.  A
+ * sender whose path MTU fell cuts smaller full packets: two in a row of
+ * one size, no smaller than any path MTU allows, are taken as the new full
+ * size, as TCP estimates rcv_mss; a longer one raises it again.
+ */
+static bool mrc_rcv_short(struct mrc_sock *msk, u32 len)
+{
+	if (len >= msk->rcv_mss) {
+		msk->rcv_mss = min(len, msk->mss);
+		return false;
+	}
+	if (len >= MRC_RCV_MSS_MIN && len == msk->rcv_last_len) {
+		msk->rcv_mss = len;
+		return false;
+	}
+	msk->rcv_last_len = len;
+	return true;
+}
+
+/*
  * What a received packet costs the receive buffer: the window and the
  * seqpacket reader's "buffer full" must agree on it, or a window closed
  * on a buffer not yet full leaves both ends waiting.
@@ -469,7 +489,7 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 		 * something, maybe a reply that can carry the
 		 * acknowledgment.  Give it the time to come.
 		 */
-		if (skb->len < msk->mss)
+		if (mrc_rcv_short(msk, skb->len))
 			ack_delay = MRC_ACK_DELAY_APP_NS;
 		nack = false;
 		ack_now = mrc_rcv_data(msk, hdr, skb, &nack);

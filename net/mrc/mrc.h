@@ -157,6 +157,7 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
 /* A plane's socket is a UDP tunnel: any non-zero encapsulation type. */
 #define MRC_UDP_ENCAP_TYPE	1
 #define MRC_MIN_MSS		64U	/* planes with less room are misconfigured */
+#define MRC_RCV_MSS_MIN		496U	/* IPv4's min_pmtu, less the headers */
 
 /**
  * struct mrc_conn_plane - a plane as one connection uses it
@@ -169,8 +170,8 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @validated: the peer proved it receives at @raddr; only then does the
  *	plane carry more than validation probes
  * @val_tries: validation probes sent in this series
- * @val_rounds: series that went unanswered, up to MRC_VALIDATE_ROUNDS_MAX:
- *	the next one starts MRC_VALIDATE_RETRY_NS << @val_rounds after
+ * @val_rounds: series that went unanswered; after MRC_VALIDATE_SERIES,
+ *	none until the local plane comes up again
  * @val_psn: PSN of the first one: an answer may echo any since, the
  *	tries being closer together at first than a slow round trip
  * @val_challenge: the random value they carry, to be echoed
@@ -326,6 +327,8 @@ struct mrc_ev {
  * @rcv_copied: bytes readers took (SOCK_STREAM; under the socket lock), for
  *	a peek to find its place again after a wait
  * @rcv_truesize: largest truesize of a received DATA packet
+ * @rcv_mss: payload of a full DATA packet of the peer's, as last seen
+ * @rcv_last_len: payload of the last DATA packet shorter than that
  * @fin_rcvd: the peer's FIN was delivered
  * @rcv_fin_seen: the peer's FIN arrived, maybe out of order
  * @rcv_fin_dsn: its DSN: nothing after it is taken
@@ -414,6 +417,8 @@ struct mrc_sock {
 	bool			rcv_busy;
 	u32			rcv_copied;
 	u32			rcv_truesize;
+	u32			rcv_mss;
+	u32			rcv_last_len;
 	bool			fin_rcvd;
 	bool			rcv_fin_seen;
 	u32			rcv_fin_dsn;
@@ -501,9 +506,9 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 #define MRC_CE_SKIP		4
 #define MRC_PROBE_MIN_NS	(500 * NSEC_PER_USEC)
 #define MRC_PROBE_MAX_NS	(100 * NSEC_PER_MSEC)
-#define MRC_VALIDATE_TRIES	8	/* 20 ms doubling: 5 s in all */
-#define MRC_VALIDATE_RETRY_NS	NSEC_PER_SEC	/* then a series after 1 s, */
-#define MRC_VALIDATE_ROUNDS_MAX	6		/* doubling up to 64 s */
+#define MRC_VALIDATE_TRIES	8	/* a series: 20 ms doubling, 5 s in all */
+#define MRC_VALIDATE_SERIES	4	/* 1 s, 2 s and 4 s apart: 27 s in all */
+#define MRC_VALIDATE_RETRY_NS	(1ULL * NSEC_PER_SEC)
 #define MRC_PSN_WINDOW		BIT(24)	/* echoes accepted, back from next_psn */
 #define MRC_HALF_OPEN_MAX	256	/* per listener */
 #define MRC_SYNACK_MAX		4	/* per half-open connection */
@@ -555,7 +560,9 @@ void mrc_plane_update(struct mrc_plane *plane, bool admin_up, u32 evs);
 u32 mrc_plane_evs(const struct mrc_plane *plane);
 
 /* socket.c */
+u32 mrc_mss_truesize(u32 mss);
 u32 mrc_pkt_truesize(const struct mrc_sock *msk);
+u32 mrc_snd_truesize(const struct mrc_sock *msk);
 int mrc_sndbuf_free(const struct mrc_sock *msk);
 struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 				       const struct mrc_hdr *hdr,

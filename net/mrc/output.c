@@ -44,14 +44,15 @@ static_assert(sizeof(struct mrc_skb_cb) <= sizeof_field(struct sk_buff, cb));
 static_assert(MRC_SYN_MAX_PLANES == MRC_MAX_PLANES);
 
 /*
- * A packet cut before its path's MTU fell (a smaller device MTU, or an ICMP
- * "fragmentation needed" or "packet too big" on the way) goes out in
- * fragments rather than not at all, and its connection cuts packets that
- * fit from now on.  The MSS is never raised
- * again: a connection does not probe for a larger path MTU.
+ * Whether @skb, with @hlen bytes of IP and UDP headers, exceeds its route's
+ * @mtu.  A packet cut before the path's MTU fell (a smaller device MTU, or
+ * an ICMP "fragmentation needed" or "packet too big" on the way) goes out
+ * in fragments rather than not at all, and its connection cuts packets
+ * that fit from now on.  The MSS is never raised again: a connection does
+ * not probe for a larger path MTU.
  */
-static bool mrc_xmit_too_big(struct mrc_plane *plane, struct sk_buff *skb,
-			     u32 mtu, u32 hlen)
+static bool mrc_xmit_follow_pmtu(struct mrc_plane *plane, struct sk_buff *skb,
+				 u32 mtu, u32 hlen)
 {
 	const struct mrc_hdr *hdr = (const struct mrc_hdr *)skb->data;
 	struct mrc_sock *msk;
@@ -93,9 +94,10 @@ static void mrc_xmit4(struct net *net, struct mrc_plane *plane,
 		kfree_skb(skb);
 		return;
 	}
-	df = mrc_xmit_too_big(plane, skb, dst_mtu(&rt->dst),
-			      sizeof(struct iphdr) + sizeof(struct udphdr)) ?
-	     0 : htons(IP_DF);
+	df = htons(IP_DF);
+	if (mrc_xmit_follow_pmtu(plane, skb, dst_mtu(&rt->dst),
+				 sizeof(struct iphdr) + sizeof(struct udphdr)))
+		df = 0;
 	udp_tunnel_xmit_skb(rt, plane->sock->sk, skb, fl4.saddr, fl4.daddr,
 			    xcb->ecn, ip4_dst_hoplimit(&rt->dst), df,
 			    htons(xcb->ev), port, false, false);
@@ -123,8 +125,8 @@ static void mrc_xmit6(struct net *net, struct mrc_plane *plane,
 		kfree_skb(skb);
 		return;
 	}
-	if (mrc_xmit_too_big(plane, skb, dst_mtu(dst),
-			     sizeof(struct ipv6hdr) + sizeof(struct udphdr)))
+	if (mrc_xmit_follow_pmtu(plane, skb, dst_mtu(dst),
+				 sizeof(struct ipv6hdr) + sizeof(struct udphdr)))
 		skb->ignore_df = 1;
 	/* The flow label carries the EV too, for fabrics that hash on it. */
 	udp_tunnel6_xmit_skb(dst, plane->sock->sk, skb, NULL, &fl6.saddr,

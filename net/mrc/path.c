@@ -265,9 +265,11 @@ void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack)
  * 52 bytes (padded to the size of the answer), in series of
  * MRC_VALIDATE_TRIES 20 ms apart and doubling, and as many answers to its
  * own probes per series.  A series that goes unanswered (the path was
- * down, or the address is not the peer's) is tried again later, 1 s after
- * and doubling up to 64 s: a path that comes back is put to use, and a
- * third party gets at most 8 probes a minute.
+ * down, or the address is not the peer's) is followed by another 1 s
+ * later, then 2 s and 4 s, while the connection is in use: a path
+ * repaired within about 27 s is put to use, and a third party named as a
+ * plane gets no more than 32 probes per connection.  The local plane
+ * coming up again starts over.
  */
 void mrc_path_validate_start(struct mrc_sock *msk, u64 now)
 {
@@ -283,6 +285,22 @@ void mrc_path_validate_start(struct mrc_sock *msk, u64 now)
 	}
 }
 
+/*
+ * Whether plane @id has a validation probe to send, now or later: a first
+ * series always, another one only while the connection is in use (as for
+ * probes of retired EVs), so that an idle connection, or a peer that went
+ * quiet, gets a third party named as its plane no more probes.
+ */
+static bool mrc_path_validating(struct mrc_sock *msk, int id, u64 now)
+{
+	struct mrc_conn_plane *cp = &msk->planes[id];
+
+	return msk->plane_mask & BIT(id) && !cp->validated && cp->val_next &&
+	       mrc_path_plane_up(msk, id) &&
+	       (!cp->val_rounds || cp->val_tries ||
+		mrc_path_probing(msk, now));
+}
+
 void mrc_path_validate(struct mrc_sock *msk, u64 now,
 		       struct sk_buff_head *queue)
 {
@@ -292,17 +310,17 @@ void mrc_path_validate(struct mrc_sock *msk, u64 now,
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
-		if (!(msk->plane_mask & BIT(id)) || cp->validated ||
-		    !cp->val_next || cp->val_next > now ||
-		    !mrc_path_plane_up(msk, id))
+		if (!mrc_path_validating(msk, id, now) || cp->val_next > now)
 			continue;
 		if (cp->val_tries >= MRC_VALIDATE_TRIES) {
-			cp->val_next = now + (MRC_VALIDATE_RETRY_NS <<
-					      cp->val_rounds);
-			if (cp->val_rounds < MRC_VALIDATE_ROUNDS_MAX)
-				cp->val_rounds++;
+			/* This series went unanswered: maybe another. */
 			cp->val_tries = 0;
 			cp->answers_unproven = 0;
+			if (++cp->val_rounds >= MRC_VALIDATE_SERIES)
+				cp->val_next = 0;
+			else
+				cp->val_next = now + (MRC_VALIDATE_RETRY_NS <<
+						      (cp->val_rounds - 1));
 			continue;
 		}
 		if (!cp->val_tries)
@@ -341,14 +359,13 @@ bool mrc_path_may_answer(struct mrc_sock *msk, int id, unsigned int len)
 /* When the next validation probe is due, 0 for none. */
 u64 mrc_path_next_validation(struct mrc_sock *msk)
 {
-	u64 when = 0;
+	u64 when = 0, now = ktime_get_ns();
 	int id;
 
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
-		if (msk->plane_mask & BIT(id) && !cp->validated &&
-		    cp->val_next && mrc_path_plane_up(msk, id) &&
+		if (mrc_path_validating(msk, id, now) &&
 		    (!when || cp->val_next < when))
 			when = cp->val_next;
 	}

@@ -258,12 +258,25 @@ static void mrc_sock_destruct(struct sock *sk)
 }
 
 /* Bytes a DATA packet costs in a buffer, as alloc_skb() sizes it. */
-u32 mrc_pkt_truesize(const struct mrc_sock *msk)
+/* What a DATA packet of @mss bytes of payload costs, as we build it. */
+u32 mrc_mss_truesize(u32 mss)
 {
-	u32 data = MRC_HEADROOM + (msk->mss ?: 1500) +
+	u32 data = MRC_HEADROOM + mss +
 		   SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 
 	return SKB_TRUESIZE(roundup_pow_of_two(data));
+}
+
+/* A full packet of the connection as agreed, 1500 bytes before that. */
+u32 mrc_pkt_truesize(const struct mrc_sock *msk)
+{
+	return mrc_mss_truesize(msk->mss ?: 1500);
+}
+
+/* A packet as sendmsg() cuts them now. */
+u32 mrc_snd_truesize(const struct mrc_sock *msk)
+{
+	return mrc_mss_truesize(READ_ONCE(msk->path_mss) ?: 1500);
 }
 
 int mrc_sndbuf_free(const struct mrc_sock *msk)
@@ -278,7 +291,7 @@ int mrc_sndbuf_free(const struct mrc_sock *msk)
  */
 static bool mrc_writable(const struct mrc_sock *msk)
 {
-	int need = mrc_pkt_truesize(msk);
+	int need = mrc_snd_truesize(msk);
 
 	if (msk->sk.sk_type == SOCK_SEQPACKET)
 		need = max(need, READ_ONCE(msk->sk.sk_sndbuf) / 2);

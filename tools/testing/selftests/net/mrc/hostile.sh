@@ -522,13 +522,14 @@ group_judged()
 
 # series: how many series of validation PROBEs a connection of the
 # malicious client may have sent: one in its first 6 s, a second 1 s after
-# the first (5 s long) ended, a third 2 s after the second, and so on.
+# the first (5 s long) ended, a third 2 s after the second, a fourth 4 s
+# after the third, no more.
 series()
 {
 	local took n=1 t=6 wait=1
 
 	took=$(awk '$1 == "took" { printf "%d", $2 + 2 }' "$tmp/mal.out")
-	while [ "${took:-0}" -ge "$t" ]; do
+	while [ "${took:-0}" -ge "$t" ] && [ "$n" -lt 4 ]; do
 		n=$((n + 1))
 		wait=$((wait * 2))
 		t=$((t + 5 + wait))

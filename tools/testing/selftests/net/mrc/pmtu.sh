@@ -4,10 +4,12 @@
 # Path MTU.  Host A reaches host B on plane 1 through router R, whose
 # routes on to B and back to A carry a smaller MTU (R answers bigger
 # packets with ICMP "fragmentation needed" or "packet too big"), and
-# directly on plane 2, whose device MTU falls in the middle of a transfer.
-# Either way the data arrives intact, the connection cuts packets that fit
-# (its MSS falls), and packets cut before go out in fragments rather than
-# being dropped for their size.  IPv4 and IPv6.
+# directly on plane 2, whose device MTU falls in the middle of a transfer;
+# every link has an MTU of 9000.  Either way the data arrives intact, the
+# connection cuts packets that fit (its MSS falls), packets cut before go
+# out in fragments rather than being dropped for their size, and a
+# message costs the send buffer what its smaller packets cost (64 KiB
+# messages still go).  IPv4 and IPv6.
 
 . "$(dirname "$0")/mrc_lib.sh"
 
@@ -21,7 +23,7 @@ XFER=$MRC_BIN/mrc_xfer
 HOLD=$MRC_BIN/mrc_conn_hold
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 
-mrc_plan 6
+mrc_plan 8
 
 # The smaller MTU, on R's routes and on plane 2: IPv6's minimum.
 MTU=1280
@@ -42,7 +44,7 @@ trap cleanup EXIT
 
 # Plane 1: A veth1 (pair 1, host .1) to R r1 (pair 1, .254), R r2 (pair
 # 11, .254) to B veth1 (pair 11, .2); R routes both ways with "mtu lock
-# $MTU".  Plane 2: A veth2 to B veth2 (pair 2), MTU 1500.
+# $MTU".  Plane 2: A veth2 to B veth2 (pair 2).  Devices at MTU 9000.
 setup_family()
 {
 	local len=24 opt='' metric='' a1 b1 r1 r2 net_a net_b
@@ -71,24 +73,26 @@ setup_family()
 		ip link add veth1 netns "$A" type veth peer name r1 netns "$R" &&
 		ip link add veth1 netns "$B" type veth peer name r2 netns "$R" &&
 		ip -n "$A" -batch - <<-EOF &&
-		link set veth1 up
+		link set veth1 mtu 9000 up
 		addr add $a1/$len dev veth1 $opt
 		route add $net_b via $r1 dev veth1
 		EOF
 		ip -n "$R" -batch - <<-EOF &&
-		link set r1 up
-		link set r2 up
+		link set r1 mtu 9000 up
+		link set r2 mtu 9000 up
 		addr add $r1/$len dev r1 $opt
 		addr add $r2/$len dev r2 $opt
 		route replace $net_a dev r1 $metric mtu lock $MTU
 		route replace $net_b dev r2 $metric mtu lock $MTU
 		EOF
 		ip -n "$B" -batch - <<-EOF &&
-		link set veth1 up
+		link set veth1 mtu 9000 up
 		addr add $b1/$len dev veth1 $opt
 		route add $net_a via $r2 dev veth1
 		EOF
-		mrc_link_hosts "$A" "$B" "$fam" 2 2 || return 1
+		mrc_link_hosts "$A" "$B" "$fam" 2 2 &&
+		ip -n "$A" link set veth2 mtu 9000 &&
+		ip -n "$B" link set veth2 mtu 9000 || return 1
 	"$MRCCTL" -n "$A" plane add dev veth1 id 1 addr "$a1" &&
 		"$MRCCTL" -n "$B" plane add dev veth1 id 1 addr "$b1" &&
 		mrc_add_planes "$A" "$B" "$fam" 2 2 &&
@@ -120,19 +124,21 @@ room()
 	echo $(($1 - ip - 8 - 28))
 }
 
-# transfer PEER [COMMAND...]: $SIZE bytes from A to B dialled at PEER, and
-# COMMAND once the client started.  Both ends must agree on bytes and
-# SHA-256, and neither host may have dropped a packet for its size.
+# transfer PEER TYPE [COMMAND...]: $SIZE bytes from A to B dialled at
+# PEER, as a stream or as 64 KiB messages, and COMMAND once the client
+# started.  Both ends must agree on bytes and SHA-256, and neither host
+# may have dropped a packet for its size.
 transfer()
 {
-	local peer=$1 srv cli rc src c s fails_a fails_b
+	local peer=$1 type=$2 srv cli rc src c s fails_a fails_b msgs=()
 
-	shift
+	shift 2
+	[ "$type" = stream ] || msgs=(-m 64K)
 	port=$((port + 1))
 	fails_a=$(frag_fails "$A")
 	fails_b=$(frag_fails "$B")
 	rm -f "$tmp/s.out" "$tmp/s.err"
-	ip netns exec "$B" "$XFER" -l -p "$port" > "$tmp/s.out" \
+	ip netns exec "$B" "$XFER" -l -p "$port" -t "$type" > "$tmp/s.out" \
 		2> "$tmp/s.err" &
 	srv=$!
 	mrc_wait_for 30 mrc_server_ready "$tmp/s.out" "$srv"
@@ -143,8 +149,8 @@ transfer()
 		mrc_show "$tmp/s.err"
 		return 1
 	fi
-	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s "$SIZE" \
-		-S "$port" > "$tmp/c.out" 2> "$tmp/c.err" &
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -t "$type" -s "$SIZE" \
+		"${msgs[@]}" -S "$port" > "$tmp/c.out" 2> "$tmp/c.err" &
 	cli=$!
 	[ "$#" = 0 ] || "$@" || mrc_fail "$*"
 	wait "$cli"
@@ -213,9 +219,11 @@ family()
 	mrc_check "$name, a route of MTU $MTU on plane 1: the MSS falls to fit" \
 		held_mss "$peer2" "$(room "$MTU")"
 	mrc_check "$name, a route of MTU $MTU on plane 1: $SIZE stream intact, nothing dropped for its size" \
-		transfer "$peer1"
+		transfer "$peer1" stream
+	mrc_check "$name, a route of MTU $MTU on plane 1: $SIZE in 64 KiB messages, intact" \
+		transfer "$peer1" seqpacket
 	mrc_check "$name, plane 2's MTU falls to $MTU mid-transfer: $SIZE stream intact, nothing dropped for its size" \
-		transfer "$peer2" lower_plane2
+		transfer "$peer2" stream lower_plane2
 	mrc_cleanup
 }
 
