@@ -840,18 +840,22 @@ showconf_sorted()
 	tail -n +2 <<< "$out" | sort
 }
 
+# The monitor's case deleted veth7: veth6, of both namespaces, gets the
+# IPv6 plane.
 conf_showconf()
 {
 	local want
 
+	ip -n "$A" addr add fd00:6::1/64 dev veth6 nodad &&
+		ip -n "$B" addr add fd00:6::1/64 dev veth6 nodad || return 1
 	ctl plane flush && ctl config set port 4800 evs 40 &&
 		ctl plane add dev veth1 &&
 		ctl plane add dev veth3 id 7 addr 10.3.0.9 evs 100 down &&
-		ctl plane add dev veth7 id 3 || return 1
+		ctl plane add dev veth6 id 3 || return 1
 	want="config set port 4800 evs 40
 plane add dev veth1 id 0 addr 10.1.0.1 evs 40
 plane add dev veth3 id 7 addr 10.3.0.9 evs 100 down
-plane add dev veth7 id 3 addr fd00:7::1 evs 40"
+plane add dev veth6 id 3 addr fd00:6::1 evs 40"
 	mrc_expect "showconf" "$(showconf_sorted "$ns")" "$want" || return 1
 	usage_error ctl -j showconf && usage_error ctl showconf bogus
 }

@@ -185,6 +185,13 @@ held_mss()
 		2> "$tmp/hs.err" &
 	srv=$!
 	mrc_wait_for 30 mrc_server_ready "$tmp/hs.out" "$srv"
+	if ! mrc_said_ready "$tmp/hs.out"; then
+		kill "$srv" 2> /dev/null
+		wait "$srv"
+		mrc_fail "server did not start:"
+		mrc_show "$tmp/hs.err"
+		return 1
+	fi
 	ip netns exec "$A" "$HOLD" -c "$1" -p "$port" -s 4M > "$tmp/hc.out" \
 		2> "$tmp/hc.err" &
 	cli=$!
