@@ -124,6 +124,24 @@ room()
 	echo $(($1 - ip - 8 - 28))
 }
 
+# server_start NAME COMMAND...: COMMAND on B in the background, output in
+# $tmp/NAME.out and .err, its pid in $srv; false if it never said ready.
+server_start()
+{
+	local out=$tmp/$1
+
+	shift
+	ip netns exec "$B" "$@" > "$out.out" 2> "$out.err" &
+	srv=$!
+	mrc_wait_for 30 mrc_server_ready "$out.out" "$srv"
+	mrc_said_ready "$out.out" && return 0
+	kill "$srv" 2> /dev/null
+	wait "$srv"
+	mrc_fail "server did not start:"
+	mrc_show "$out.err"
+	return 1
+}
+
 # transfer PEER TYPE [COMMAND...]: $SIZE bytes from A to B dialled at
 # PEER, as a stream or as 64 KiB messages, and COMMAND once the client
 # started.  Both ends must agree on bytes and SHA-256, and neither host
@@ -138,17 +156,7 @@ transfer()
 	fails_a=$(frag_fails "$A")
 	fails_b=$(frag_fails "$B")
 	rm -f "$tmp/s.out" "$tmp/s.err"
-	ip netns exec "$B" "$XFER" -l -p "$port" -t "$type" > "$tmp/s.out" \
-		2> "$tmp/s.err" &
-	srv=$!
-	mrc_wait_for 30 mrc_server_ready "$tmp/s.out" "$srv"
-	if ! mrc_said_ready "$tmp/s.out"; then
-		kill "$srv" 2> /dev/null
-		wait "$srv"
-		mrc_fail "server did not start:"
-		mrc_show "$tmp/s.err"
-		return 1
-	fi
+	server_start s "$XFER" -l -p "$port" -t "$type" || return 1
 	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -t "$type" -s "$SIZE" \
 		"${msgs[@]}" -S "$port" > "$tmp/c.out" 2> "$tmp/c.err" &
 	cli=$!
@@ -181,17 +189,7 @@ held_mss()
 	local srv cli mss rc=0
 
 	port=$((port + 1))
-	ip netns exec "$B" "$HOLD" -l -p "$port" -s 4M > "$tmp/hs.out" \
-		2> "$tmp/hs.err" &
-	srv=$!
-	mrc_wait_for 30 mrc_server_ready "$tmp/hs.out" "$srv"
-	if ! mrc_said_ready "$tmp/hs.out"; then
-		kill "$srv" 2> /dev/null
-		wait "$srv"
-		mrc_fail "server did not start:"
-		mrc_show "$tmp/hs.err"
-		return 1
-	fi
+	server_start hs "$HOLD" -l -p "$port" -s 4M || return 1
 	ip netns exec "$A" "$HOLD" -c "$1" -p "$port" -s 4M > "$tmp/hc.out" \
 		2> "$tmp/hc.err" &
 	cli=$!
