@@ -23,6 +23,13 @@ void mrc_cc_rtt_sample(struct mrc_conn_plane *cp, u32 rtt_us)
 	cp->srtt_us = (7 * cp->srtt_us + rtt_us) / 8;
 }
 
+/* A sample of the handshake: from @start, when it was sent, to @now. */
+void mrc_cc_rtt_since(struct mrc_conn_plane *cp, u64 start, u64 now)
+{
+	mrc_cc_rtt_sample(cp, div_u64(max_t(u64, now - start, NSEC_PER_USEC),
+				      NSEC_PER_USEC));
+}
+
 u64 mrc_srtt_ns(const struct mrc_conn_plane *cp)
 {
 	return cp->srtt_us ? (u64)cp->srtt_us * NSEC_PER_USEC :

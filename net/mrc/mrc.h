@@ -634,6 +634,7 @@ u32 mrc_rcv_initial_window(const struct mrc_sock *msk);
 
 /* cc.c */
 void mrc_cc_rtt_sample(struct mrc_conn_plane *cp, u32 rtt_us);
+void mrc_cc_rtt_since(struct mrc_conn_plane *cp, u64 start, u64 now);
 u64 mrc_srtt_ns(const struct mrc_conn_plane *cp);
 u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);

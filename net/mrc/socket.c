@@ -679,6 +679,13 @@ bool mrc_sock_child_established(struct mrc_sock *msk)
 	    lmsk->sk.sk_state == TCP_LISTEN &&
 	    !sk_acceptq_is_full(&lmsk->sk)) {
 		now = ktime_get_ns();
+		/*
+		 * The client answers the SYN_ACK at once: a first round trip,
+		 * unless the SYN_ACK was sent again (which one came back?).
+		 */
+		if (msk->synack_sent == 1)
+			mrc_cc_rtt_since(&msk->planes[msk->syn_plane],
+					 msk->syn_start, now);
 		msk->half_open = false;
 		lmsk->nr_half_open--;
 		sk_acceptq_added(&lmsk->sk);

@@ -21,7 +21,7 @@ mrc_need_cmd jq
 HOLD=$MRC_BIN/mrc_conn_hold
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 
-mrc_plan 17
+mrc_plan 18
 
 # EVs per plane by default (mrcctl config show).
 EVS=32
@@ -216,6 +216,19 @@ planes_used()
 		"1 inet 10.0.1.2 $EVS,2 inet 10.0.2.2 $EVS" &&
 		mrc_expect "planes on $B" "$(q "$B" "$f")" \
 			"1 inet 10.0.1.1 $EVS,2 inet 10.0.2.1 $EVS"
+}
+
+# Both ends time the handshake on its plane: B, which sent no data, has a
+# round trip only from its SYN_ACK to A's answer.
+handshake_rtt()
+{
+	local ns srtt
+
+	for ns in "$A" "$B"; do
+		srtt=$(q "$ns" '.[0].planes[] | select(.id == 1) | .srtt_us')
+		[ "${srtt:-0}" -gt 0 ] ||
+			mrc_fail "plane 1's srtt on $ns: '$srtt'" || return 1
+	done
 }
 
 sender_counters()
@@ -426,6 +439,8 @@ mrc_check "ports and peer addresses on both hosts" ports_addresses
 mrc_check "type stream, state established, mss" type_state
 mrc_check "planes 1 and 2 with $EVS EVs each; plane 3 (IPv6 against IPv4) not used" \
 	planes_used
+mrc_check "both ends timed the handshake: srtt on plane 1, even on B that sent no data" \
+	handshake_rtt
 mrc_check "sender: packets on each plane, 4 MiB / mss in all; counters add up" \
 	sender_counters
 mrc_check "text: a line per connection and per plane, counters with -s" text
