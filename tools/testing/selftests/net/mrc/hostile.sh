@@ -82,6 +82,14 @@ READ_MS=250
 # let go once it is over.
 XFER_SIZE=24M
 SLOW=(rate 2mbit limit 200)
+# How long the malicious client of case 2 runs at most.
+MAL_TIMEOUT=15
+# A debug kernel (KASAN, lockdep) runs the attackers, all in Python, about
+# four times slower: the transfers must outlast them.
+if [ "${MRC_DEBUG_KERNEL:-0}" = 1 ]; then
+	SLOW=(rate 512kbit limit 200)
+	MAL_TIMEOUT=45
+fi
 # The margin over the kmalloc and skb caches: they have other users, in
 # this and the other namespaces (tcpdump, python, neighbour tables,
 # netlink), that come and go; in our runs the end was between 68 KiB below
@@ -499,7 +507,8 @@ malclient_run()
 		--mode write --bytes 65536 || return 1
 	writer=$pid
 	ip netns exec "$M" python3 "$HOSTILE" malclient --port "$port" \
-		--bytes 65536 --out "$tmp/conns.json" > "$tmp/mal.out" 2> "$tmp/mal.err" ||
+		--bytes 65536 --timeout "$MAL_TIMEOUT" --out "$tmp/conns.json" \
+		> "$tmp/mal.out" 2> "$tmp/mal.err" ||
 		{ mrc_fail "malclient: $(cat "$tmp/mal.err")"; rc=1; }
 	"$MRCCTL" -n "$B" conn show > "$tmp/b-conns.txt" 2>&1
 	sleep 1
@@ -588,6 +597,9 @@ malicious()
 	if [ "$rc" != 0 ]; then
 		echo "# B's server said:"
 		mrc_show "$tmp/writer.out"
+		mrc_show "$tmp/writer.err"
+		echo "# the malicious client said:"
+		mrc_show "$tmp/mal.out"
 		echo "# B's connections when the client was done:"
 		mrc_show "$tmp/b-conns.txt"
 	fi

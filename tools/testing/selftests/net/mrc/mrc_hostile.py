@@ -1025,10 +1025,12 @@ def cmd_malclient(args):
             break
         socks = list(udp.socks.items())
         r, _, _ = select.select([s for _, s in socks], [], [], 0.02)
+        # A bounded turn per socket: a plane that B floods with probes
+        # must not starve the other plane, or the ticks, on a slow kernel.
         for plane, s in socks:
             if s not in r:
                 continue
-            while True:
+            for _ in range(64):
                 try:
                     payload, (src, *_) = s.recvfrom(65536)
                 except BlockingIOError:
