@@ -285,7 +285,9 @@ static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
 		return;	/* found lost later, like any drop */
 	flags = cb->flags | (resend ? MRC_F_RETX : 0);
 	if (mrc_ack_rides(msk, copy)) {
-		mrc_ack_fill(msk, skb_push(copy, sizeof(struct mrc_ack)));
+		/* Headroom holds old bytes: nr_sack and reserved go out zero. */
+		mrc_ack_fill(msk, memset(skb_push(copy, sizeof(struct mrc_ack)),
+					 0, sizeof(struct mrc_ack)));
 		flags |= MRC_F_ACK;
 	}
 	hdr = mrc_push_hdr(copy, MRC_PKT_DATA, flags, cb->ev,
