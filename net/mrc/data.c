@@ -375,6 +375,20 @@ static void mrc_rcv_consume(struct mrc_sock *msk, struct sk_buff *skb,
 }
 
 /*
+ * Whether the connection had ended, by the peer's FIN or an error, when the
+ * reader is about to look at its queue.  Input queues the last packets and
+ * ends the connection under msk->lock, in one section or in two; the look
+ * takes msk->lock, so whatever came before an end seen here is found by
+ * it.  Read after the look, the end could come with data queued between
+ * the two, and the reader would tell the end of data with bytes unread.
+ */
+static bool mrc_rcv_ended(const struct sock *sk)
+{
+	return READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN ||
+	       READ_ONCE(sk->sk_err);
+}
+
+/*
  * Sleep until a packet joins the receive queue after the reader saw
  * @seq (msk->rcv_seq, read before it last looked), or an error or the
  * end; 0 or an error to return.
@@ -409,6 +423,7 @@ static int mrc_recv_stream(struct mrc_sock *msk, struct msghdr *msg,
 
 	while (copied < len) {
 		u32 seq = READ_ONCE(msk->rcv_seq);
+		bool ended = mrc_rcv_ended(sk);
 		unsigned int start, n;
 
 		/*
@@ -431,12 +446,11 @@ static int mrc_recv_stream(struct mrc_sock *msk, struct msghdr *msg,
 		if (!skb) {
 			if (copied >= target)
 				break;
-			if (sk->sk_err) {
-				err = sock_error(sk);
+			if (ended) {
+				if (sk->sk_err)
+					err = sock_error(sk);
 				break;
 			}
-			if (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)
-				break;
 			/* What was read makes room: tell it before sleeping. */
 			if (!peek && copied)
 				mrc_recv_done(msk);
@@ -509,6 +523,7 @@ static int mrc_recv_message(struct mrc_sock *msk, struct msghdr *msg,
 	int err = 0;
 
 	for (;;) {
+		bool ended;
 		u32 seq;
 
 		if (!started) {
@@ -517,6 +532,7 @@ static int mrc_recv_message(struct mrc_sock *msk, struct msghdr *msg,
 				break;
 		}
 		seq = READ_ONCE(msk->rcv_seq);
+		ended = mrc_rcv_ended(sk);
 		/*
 		 * Only a peek keeps @skb, and never across a wait; a read
 		 * takes the head, which may be a message of no bytes.
@@ -528,12 +544,11 @@ static int mrc_recv_message(struct mrc_sock *msk, struct msghdr *msg,
 		if (!next) {
 			if (started && (peek || !timeo))
 				break;	/* a part is all there is */
-			if (sk->sk_err && !msglen) {
-				err = sock_error(sk);
+			if (ended) {
+				if (sk->sk_err && !msglen)
+					err = sock_error(sk);
 				break;
 			}
-			if (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)
-				break;
 			if (started) {
 				WRITE_ONCE(msk->rcv_busy, true);
 				mrc_recv_done(msk);

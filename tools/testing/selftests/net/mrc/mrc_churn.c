@@ -24,6 +24,16 @@
  *   (the caller measures memory).  Prints "rst-uffd: ...", or
  *   "rst-uffd: skipped: ..." on a kernel without userfaultfd.
  *
+ * mrc_churn eof -c CLIENT_NS -s SERVER_NS -a SERVER_ADDR [-n CONNS]
+ *               [-t stream|seqpacket] [-S SIZE] [-M MSGSIZE]
+ *   CONNS times (default 300): a client connects and a thread of it sends
+ *   SIZE bytes (default 3000; seqpacket: in messages of MSGSIZE, default
+ *   1000) and shuts its sending side down, while the server reads without
+ *   ever sleeping (non-blocking calls in a loop) until the end of data:
+ *   the last packets and the FIN come while the reader is between looking
+ *   at its queue and looking for the end.  Every byte must come before
+ *   the end.  Prints "eof: ..." with how many reads found nothing.
+ *
  * mrc_churn orphan -c CLIENT_NS -s SERVER_NS -a SERVER_ADDR [-n CONNS]
  *                  [-S SIZE]
  *   CONNS times (default 8): a client connects, sends what it can of SIZE
@@ -237,6 +247,81 @@ static int do_rst_uffd(void)
 	return mrc_failed() ? 1 : 0;
 }
 
+static void *send_end_thread(void *arg)
+{
+	struct send_job *job = arg;
+
+	send_thread(job);
+	if (!job->err && shutdown(job->fd, SHUT_WR))
+		job->err = errno;
+	return NULL;
+}
+
+/* Read @fd without sleeping until the end of data; the bytes, or -1. */
+static long long read_spinning(int fd, int conn, char *buf, size_t len)
+{
+	double deadline = mrc_now() + 30;
+	unsigned long empty = 0;
+	long long got = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = recv(fd, buf, len, MSG_DONTWAIT);
+		if (n > 0) {
+			got += n;
+			continue;
+		}
+		if (!n)
+			return got;
+		if (errno != EAGAIN && errno != EINTR) {
+			mrc_fail("conn %d: recv after %lld bytes: %s", conn, got,
+				 strerror(errno));
+			return -1;
+		}
+		if (!(++empty % 4096) && mrc_now() > deadline) {
+			mrc_fail("conn %d: no end of data after %lld bytes", conn,
+				 got);
+			return -1;
+		}
+	}
+}
+
+static int do_eof(void)
+{
+	unsigned long long short_conns = 0;
+	struct send_job job;
+	pthread_t thread;
+	long long got;
+	char buf[65536];
+	int i, fd;
+
+	for (i = 0; i < nconns && !mrc_failed(); i++) {
+		memset(&job, 0, sizeof(job));
+		job.buf = data;
+		job.size = size;
+		fd = connect_one(&job.fd);
+		if (fd < 0)
+			break;
+		if (pthread_create(&thread, NULL, send_end_thread, &job))
+			mrc_die("pthread_create");
+		got = read_spinning(fd, i, buf, sizeof(buf));
+		pthread_join(thread, NULL);
+		close(job.fd);
+		close(fd);
+		if (job.err || job.sent != size)
+			mrc_fail("conn %d: sent %llu of %llu bytes: %s", i, job.sent,
+				 size, strerror(job.err));
+		else if (got >= 0 && (unsigned long long)got != size) {
+			short_conns++;
+			mrc_fail("conn %d: the end of data after %lld of %llu bytes",
+				 i, got, size);
+		}
+	}
+	printf("eof: %d connections of %llu bytes, %llu ended early\n", i, size,
+	       short_conns);
+	return mrc_failed() ? 1 : 0;
+}
+
 static int quit;
 
 static void on_alarm(int sig)
@@ -308,25 +393,32 @@ static __noreturn void bad_usage(void)
 		"                     [-t stream|seqpacket] [-S SIZE] [-M MSGSIZE] [-R MAXREAD]\n"
 		"                     [-u CONNS]\n"
 		"       mrc_churn orphan -c CLIENT_NS -s SERVER_NS -a SERVER_ADDR [-n CONNS]\n"
-		"                        [-S SIZE]\n");
+		"                        [-S SIZE]\n"
+		"       mrc_churn eof -c CLIENT_NS -s SERVER_NS -a SERVER_ADDR [-n CONNS]\n"
+		"                     [-t stream|seqpacket] [-S SIZE] [-M MSGSIZE]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
+	enum { RST, ORPHAN, EOF_RACE } mode;
 	unsigned short port = 0;
-	bool rst;
+	size_t len;
 	int opt;
 
 	mrc_prog = "mrc_churn";
 	if (argc < 2)
 		bad_usage();
 	if (!strcmp(argv[1], "rst"))
-		rst = true;
+		mode = RST;
 	else if (!strcmp(argv[1], "orphan"))
-		rst = false;
+		mode = ORPHAN;
+	else if (!strcmp(argv[1], "eof"))
+		mode = EOF_RACE;
 	else
 		bad_usage();
+	if (mode == EOF_RACE)
+		msgsize = 1000;
 	optind = 2;
 	while ((opt = getopt(argc, argv, "c:s:a:n:t:S:M:R:u:")) != -1) {
 		switch (opt) {
@@ -362,22 +454,24 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!client_ns || !server_ns || !server_addr || optind != argc ||
-	    !msgsize || maxread < (64 << 10) || (!rst && type != SOCK_STREAM))
+	    !msgsize || maxread < (64 << 10) ||
+	    (mode == ORPHAN && type != SOCK_STREAM))
 		bad_usage();
 	if (nconns < 0)
-		nconns = rst ? 20 : 8;
+		nconns = mode == RST ? 20 : mode == ORPHAN ? 8 : 300;
 	if (!size)
-		size = rst ? 32 << 20 : 40 << 20;
+		size = mode == RST ? 32 << 20 : mode == ORPHAN ? 40 << 20 : 3000;
 
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
 	signal(SIGALRM, on_alarm);
-	alarm(120 + 15 * nconns + 5 * nuffd);
-	data = malloc(rst && type == SOCK_SEQPACKET ? msgsize : size);
+	alarm(120 + (mode == EOF_RACE ? 1 : 15) * nconns + 5 * nuffd);
+	len = mode != ORPHAN && type == SOCK_SEQPACKET ? msgsize : size;
+	data = malloc(len);
 	if (!data)
 		mrc_die("out of memory");
-	memset(data, 0x5a, rst && type == SOCK_SEQPACKET ? msgsize : size);
+	memset(data, 0x5a, len);
 
 	cns = mrc_ns_open(client_ns);
 	sns = mrc_ns_open(server_ns);
@@ -385,8 +479,10 @@ int main(int argc, char **argv)
 	lfd = mrc_listener(type, &port);
 	if (mrc_parse_addr(server_addr, port, &peer))
 		mrc_die("bad address %s", server_addr);
-	if (!rst)
+	if (mode == ORPHAN)
 		return do_orphan();
+	if (mode == EOF_RACE)
+		return do_eof();
 	if (do_rst())
 		return 1;
 	return nuffd ? do_rst_uffd() : 0;
