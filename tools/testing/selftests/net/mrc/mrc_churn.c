@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Connections that end badly, one after the other, for localuser.sh.
+ * Connections that end badly, or whose end races the reader, one after the
+ * other, for localuser.sh and conn_netem.sh.
  *
  * mrc_churn rst -c CLIENT_NS -s SERVER_NS -a SERVER_ADDR [-n CONNS]
  *               [-t stream|seqpacket] [-S SIZE] [-M MSGSIZE] [-R MAXREAD]

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the programs of localuser.sh: namespaces by name,
- * MRC addresses, a per-thread random generator, failures counted and the
- * first few shown.
+ * Helpers shared by the programs of localuser.sh and conn_netem.sh:
+ * namespaces by name, MRC addresses, a per-thread random generator,
+ * failures counted and the first few shown.
  */
 #ifndef MRC_LOCAL_H
 #define MRC_LOCAL_H
