@@ -166,6 +166,8 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @nr_evs: number of @evs
  * @nr_active: entries of @evs in use, not retired
  * @next_ev: index of the next EV to send on
+ * @probe_ev: index where the search for the next retired EV to probe starts
+ * @probe_next: no probe of a retired EV on the plane before this time
  * @up: whether the local plane was up when last seen
  * @validated: the peer proved it receives at @raddr; only then does the
  *	plane carry more than validation probes
@@ -209,6 +211,8 @@ struct mrc_conn_plane {
 	u16			nr_evs;
 	u16			nr_active;
 	u16			next_ev;
+	u16			probe_ev;
+	u64			probe_next;
 	bool			up;
 	bool			validated;
 	u8			val_tries;
@@ -506,6 +510,7 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 #define MRC_CE_SKIP		4
 #define MRC_PROBE_MIN_NS	(500 * NSEC_PER_USEC)
 #define MRC_PROBE_MAX_NS	(100 * NSEC_PER_MSEC)
+#define MRC_PROBE_GAP_NS	(5 * NSEC_PER_MSEC)	/* a plane's, at least */
 #define MRC_VALIDATE_TRIES	8	/* a series: 20 ms doubling, 5 s in all */
 #define MRC_VALIDATE_SERIES	4	/* 1 s, 2 s and 4 s apart: 27 s in all */
 #define MRC_VALIDATE_RETRY_NS	(1ULL * NSEC_PER_SEC)

@@ -3,10 +3,10 @@
  * MRC: paths.  Each connection sprays over the planes it shares with its
  * peer and, inside each plane, over its entropy values (EVs), each of
  * which a fabric hashes onto its own path.  A loss retires the EV it
- * happened on at once; retired EVs are probed with backoff and come back
- * when a probe gets through.  A plane whose device goes down is left at
- * once, with what was in flight on it resent elsewhere, and taken back
- * when it returns.
+ * happened on at once; retired EVs are probed with backoff, one at a time
+ * on each plane, and come back when a probe gets through.  A plane whose
+ * device goes down is left at once, with what was in flight on it resent
+ * elsewhere, and taken back when it returns.
  *
  * Everything here runs under msk->lock, but mrc_path_planes_changed(),
  * which plane.c calls under RTNL, and the work item it queues.
@@ -150,10 +150,40 @@ static bool mrc_path_probing(const struct mrc_sock *msk, u64 now)
 	       now - msk->last_rcv < MRC_DEAD_TIMEOUT_NS;
 }
 
+/*
+ * A plane probes one retired EV at a time, at most one a round trip and
+ * one every MRC_PROBE_GAP_NS: a plane whose EVs all retired (a peer that
+ * stalled, a path cut) costs a few probes a second, not one for each EV
+ * every MRC_PROBE_MAX_NS, and a peer slow to answer gets them slower.
+ */
+static u64 mrc_path_probe_gap(const struct mrc_conn_plane *cp)
+{
+	return max_t(u64, mrc_srtt_ns(cp), MRC_PROBE_GAP_NS);
+}
+
+/* The next retired EV of @cp due for a probe at @now, in turn, or NULL. */
+static struct mrc_ev *mrc_path_probe_due(struct mrc_conn_plane *cp, u64 now)
+{
+	struct mrc_ev *ev;
+	u32 i;
+
+	if (now < cp->probe_next)
+		return NULL;
+	for (i = 0; i < cp->nr_evs; i++) {
+		ev = &cp->evs[(cp->probe_ev + i) % cp->nr_evs];
+		if (ev->state == MRC_EV_RETIRED && ev->next_probe <= now) {
+			cp->probe_ev = (cp->probe_ev + i + 1) % cp->nr_evs;
+			return ev;
+		}
+	}
+	return NULL;
+}
+
 /* Probe the retired EVs whose time has come, on planes that are up. */
 void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue)
 {
-	u32 i, psn;
+	struct mrc_ev *ev;
+	u32 psn;
 	int id;
 
 	if (!mrc_path_probing(msk, now))
@@ -163,34 +193,31 @@ void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue)
 
 		if (cp->nr_active == cp->nr_evs || !mrc_path_usable(msk, id))
 			continue;
-		for (i = 0; i < cp->nr_evs; i++) {
-			struct mrc_ev *ev = &cp->evs[i];
-
-			if (ev->state != MRC_EV_RETIRED || ev->next_probe > now)
-				continue;
-			psn = mrc_output_probe_ev(msk, id, ev->port,
-						  msk->snd_una, 0, queue);
-			/*
-			 * Answers older than MRC_PSN_WINDOW are refused
-			 * anyway: the series starts no earlier, so that
-			 * mrc_psn_since() holds through a long retirement.
-			 */
-			if (!ev->probe_shift ||
-			    psn - ev->probe_psn > MRC_PSN_WINDOW)
-				ev->probe_psn = psn;
-			if (ev->probe_shift < 16)
-				ev->probe_shift++;
-			ev->next_probe = now +
-				mrc_path_probe_interval(cp, ev->probe_shift);
-			cp->probes++;
-		}
+		ev = mrc_path_probe_due(cp, now);
+		if (!ev)
+			continue;
+		psn = mrc_output_probe_ev(msk, id, ev->port, msk->snd_una, 0,
+					  queue);
+		/*
+		 * Answers older than MRC_PSN_WINDOW are refused anyway: the
+		 * series starts no earlier, so that mrc_psn_since() holds
+		 * through a long retirement.
+		 */
+		if (!ev->probe_shift || psn - ev->probe_psn > MRC_PSN_WINDOW)
+			ev->probe_psn = psn;
+		if (ev->probe_shift < 16)
+			ev->probe_shift++;
+		ev->next_probe = now + mrc_path_probe_interval(cp,
+							       ev->probe_shift);
+		cp->probe_next = now + mrc_path_probe_gap(cp);
+		cp->probes++;
 	}
 }
 
 /* When the next probe is due, 0 for none. */
 u64 mrc_path_next_probe(struct mrc_sock *msk)
 {
-	u64 when = 0;
+	u64 when = 0, t;
 	int id;
 	u32 i;
 
@@ -202,13 +229,17 @@ u64 mrc_path_next_probe(struct mrc_sock *msk)
 		/* As mrc_path_probe() decides: no deadline it would skip. */
 		if (cp->nr_active == cp->nr_evs || !mrc_path_usable(msk, id))
 			continue;
+		t = 0;
 		for (i = 0; i < cp->nr_evs; i++) {
 			struct mrc_ev *ev = &cp->evs[i];
 
 			if (ev->state == MRC_EV_RETIRED &&
-			    (!when || ev->next_probe < when))
-				when = ev->next_probe;
+			    (!t || ev->next_probe < t))
+				t = ev->next_probe;
 		}
+		t = max(t, cp->probe_next);
+		if (!when || t < when)
+			when = t;
 	}
 	return when;
 }

@@ -14,7 +14,8 @@
 # - all planes but one cut, then restored one by one: each restored plane
 #   carries data again;
 # - one plane black-holed (netem loss 100%), then healed: its EVs are
-#   retired, probed and restored while the connection lives;
+#   retired, probed one at a time (at most one probe every 5 ms on the
+#   plane) and restored while the connection lives;
 # - a plane flapping every 100 ms;
 # - plane 1 passing the handshake and nothing else: each host validates
 #   the other's planes 2-4 over them, and the stream goes there;
@@ -48,6 +49,9 @@ BIG=64M
 TIMEOUT=600
 STARTED=300
 GROWN=100
+# The most probes a second on a black-holed plane: one every 5 ms, and
+# room for the timing of the samples.
+PROBE_RATE_MAX=250
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -712,6 +716,22 @@ restores()
 	[ "${RES[$1]}" -gt "$2" ]
 }
 
+# probe_rate ID: plane ID, all its EVs retired, sends at most
+# $PROBE_RATE_MAX probes a second, over one second.
+probe_rate()
+{
+	local p0 t0 rate
+
+	sample || mrc_fail "connection gone" || return 1
+	p0=${PRB[$1]} t0=${EPOCHREALTIME/[.,]/}
+	sleep 1
+	sample || mrc_fail "connection gone" || return 1
+	rate=$(((PRB[$1] - p0) * 1000000 / (${EPOCHREALTIME/[.,]/} - t0)))
+	mrc_info "plane $1 black-holed: $rate probes a second"
+	[ "$rate" -le "$PROBE_RATE_MAX" ] ||
+		mrc_fail "$rate probes a second, more than $PROBE_RATE_MAX"
+}
+
 # black_hole [DELAY]: plane 2 black-holed on A's side, then healed: all its
 # EVs come back.  With DELAY (netem's), healed first into a path of that
 # delay, longer than the time between two probes of a retired EV: the
@@ -738,6 +758,9 @@ black_hole()
 			mrc_fail "plane $k not retired: $(plane_figures "$k")"
 			rc=1
 		fi
+	fi
+	if [ "$rc" = 0 ] && [ -z "$delay" ]; then
+		probe_rate "$k" || rc=1
 	fi
 	res=${RES[k]:-0}
 	if [ "$rc" = 0 ] && [ -n "$delay" ]; then
