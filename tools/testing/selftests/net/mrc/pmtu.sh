@@ -135,6 +135,12 @@ server_start()
 	srv=$!
 	mrc_wait_for 30 mrc_server_ready "$out.out" "$srv"
 	mrc_said_ready "$out.out" && return 0
+	# Where a server that never said ready waits, for the next one to see.
+	if kill -0 "$srv" 2> /dev/null; then
+		mrc_info "still running after 30 s, in $(cat "/proc/$srv/wchan" 2> /dev/null):"
+		cat "/proc/$srv/stack" > "$out.stack" 2> /dev/null &&
+			mrc_show "$out.stack"
+	fi
 	kill "$srv" 2> /dev/null
 	wait "$srv"
 	mrc_fail "server did not start:"
