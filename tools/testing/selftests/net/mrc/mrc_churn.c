@@ -116,6 +116,26 @@ static int connect_one(int *cfd)
 	return fd;
 }
 
+/*
+ * A new connection, and a thread that sends on it with @fn what @job
+ * says: size bytes of data.  The server's socket, or -1.
+ */
+static int start_sending(struct send_job *job, pthread_t *thread,
+			 void *(*fn)(void *))
+{
+	int fd;
+
+	memset(job, 0, sizeof(*job));
+	job->buf = data;
+	job->size = size;
+	fd = connect_one(&job->fd);
+	if (fd < 0)
+		return -1;
+	if (pthread_create(thread, NULL, fn, job))
+		mrc_die("pthread_create");
+	return fd;
+}
+
 static int do_rst(void)
 {
 	unsigned long long s = mrc_seed(7), want, got, total = 0;
@@ -130,14 +150,9 @@ static int do_rst(void)
 	if (!buf)
 		mrc_die("out of memory");
 	for (i = 0; i < nconns && !mrc_failed(); i++) {
-		memset(&job, 0, sizeof(job));
-		job.buf = data;
-		job.size = size;
-		fd = connect_one(&job.fd);
+		fd = start_sending(&job, &thread, send_thread);
 		if (fd < 0)
 			break;
-		if (pthread_create(&thread, NULL, send_thread, &job))
-			mrc_die("pthread_create");
 		want = mrc_range(&s, 64 << 10, maxread);
 		for (got = 0; got < want; got += n) {
 			n = recv(fd, buf, 1 << 20, 0);
@@ -297,14 +312,9 @@ static int do_eof(void)
 	int i, fd;
 
 	for (i = 0; i < nconns && !mrc_failed(); i++) {
-		memset(&job, 0, sizeof(job));
-		job.buf = data;
-		job.size = size;
-		fd = connect_one(&job.fd);
+		fd = start_sending(&job, &thread, send_end_thread);
 		if (fd < 0)
 			break;
-		if (pthread_create(&thread, NULL, send_end_thread, &job))
-			mrc_die("pthread_create");
 		got = read_spinning(fd, i, buf, sizeof(buf));
 		pthread_join(thread, NULL);
 		close(job.fd);
