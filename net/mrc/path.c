@@ -153,8 +153,8 @@ static bool mrc_path_probing(const struct mrc_sock *msk, u64 now)
 /*
  * A plane probes one retired EV at a time, at most one a round trip and
  * one every MRC_PROBE_GAP_NS: a plane whose EVs all retired (a peer that
- * stalled, a path cut) costs a few probes a second, not one for each EV
- * every MRC_PROBE_MAX_NS, and a peer slow to answer gets them slower.
+ * stalled, a path cut) costs at most 200 probes a second, fewer the
+ * longer its round trip, not one for each EV every MRC_PROBE_MAX_NS.
  */
 static u64 mrc_path_probe_gap(const struct mrc_conn_plane *cp)
 {
