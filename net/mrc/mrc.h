@@ -469,8 +469,10 @@ struct mrc_sock {
 /* Control block of our DATA packets, on the send and receive sides. */
 struct mrc_skb_cb {
 	u64	sent;		/* last transmission, ns */
+	u64	first_sent;	/* first transmission, ns */
 	u32	dsn;
 	u32	psn;		/* of the last transmission */
+	u32	first_psn;
 	u32	msg_id;
 	u32	offset;
 	u32	consumed;	/* bytes recvmsg() took already */
@@ -480,7 +482,8 @@ struct mrc_skb_cb {
 	u8	flags;		/* MRC_F_* */
 	u8	ev_idx;	/* in &mrc_sock.ev_table */
 	u8	sent_once:1,
-		lost:1;
+		lost:1,
+		first_plane:4;
 };
 
 #define MRC_SKB_CB(skb)	((struct mrc_skb_cb *)(skb)->cb)

@@ -42,6 +42,7 @@ struct mrc_xmit_cb {
 static_assert(sizeof(struct mrc_xmit_cb) <= sizeof_field(struct sk_buff, cb));
 static_assert(sizeof(struct mrc_skb_cb) <= sizeof_field(struct sk_buff, cb));
 static_assert(MRC_SYN_MAX_PLANES == MRC_MAX_PLANES);
+static_assert(MRC_MAX_PLANES <= 16);	/* &mrc_skb_cb.first_plane */
 
 /*
  * Whether @skb, with @hlen bytes of IP and UDP headers, exceeds its route's
@@ -266,6 +267,11 @@ static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
 	cb->ev_idx = ev - msk->ev_table;
 	cb->psn = msk->next_psn++;
 	cb->sent = ktime_get_ns();
+	if (!resend) {
+		cb->first_psn = cb->psn;
+		cb->first_sent = cb->sent;
+		cb->first_plane = id;
+	}
 	cb->sent_once = 1;
 	list_add_tail(&skb->list, &cp->inflight);
 	cp->nr_inflight++;
@@ -527,6 +533,15 @@ static void mrc_ce_rcvd_late(struct mrc_sock *msk, u16 port)
 	}
 }
 
+static void mrc_rtt_rcvd(struct mrc_conn_plane *cp, const struct mrc_ack *ack,
+			 u64 sent, u64 now)
+{
+	s64 rtt = now - sent - (u64)ntohl(ack->delay_us) * NSEC_PER_USEC;
+
+	mrc_cc_rtt_sample(cp, div_u64(max_t(s64, rtt, NSEC_PER_USEC),
+				      NSEC_PER_USEC));
+}
+
 /*
  * What the acknowledgment says of the one packet that triggered it: its
  * round-trip time, a CE mark, or (NACK) that a switch trimmed it.
@@ -534,23 +549,35 @@ static void mrc_ce_rcvd_late(struct mrc_sock *msk, u16 port)
 static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 			  u8 type, u8 flags, u64 now)
 {
-	u32 echo_dsn = ntohl(ack->echo_dsn);
+	u32 echo_dsn = ntohl(ack->echo_dsn), echo_psn = ntohl(ack->echo_psn);
 	struct mrc_conn_plane *cp;
 	struct mrc_skb_cb *cb;
 	struct sk_buff *skb;
-	s64 rtt;
 
 	skb = NULL;
 	if (!mrc_before(echo_dsn, msk->snd_una) &&
 	    mrc_before(echo_dsn, msk->snd_nxt))
 		skb = msk->snd_ring[echo_dsn % MRC_RING_SIZE];
-	if (!skb || MRC_SKB_CB(skb)->psn != ntohl(ack->echo_psn)) {
+	cb = skb ? MRC_SKB_CB(skb) : NULL;
+	if (cb && cb->psn != echo_psn && cb->first_psn == echo_psn &&
+	    type == MRC_PKT_ACK) {
+		/*
+		 * The first copy arrived after we resent it: the timeout was
+		 * too short for this path (a queue that grew, a slow host),
+		 * and only this round trip says by how much.  Without it, a
+		 * path slower than its timeout has every packet resent and
+		 * never yields a round trip to learn from.
+		 */
+		mrc_rtt_rcvd(&msk->planes[cb->first_plane], ack,
+			     cb->first_sent, now);
+		cb = NULL;
+	}
+	if (!cb || cb->psn != echo_psn) {
 		/* Acknowledged already, by an ACK that came faster. */
 		if (flags & MRC_F_ECE)
 			mrc_ce_rcvd_late(msk, ntohs(ack->echo_ev));
 		return;
 	}
-	cb = MRC_SKB_CB(skb);
 	cp = &msk->planes[cb->plane];
 
 	if (type == MRC_PKT_NACK) {
@@ -559,9 +586,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 			mrc_mark_lost(msk, skb, MRC_LOSS_TRIM, now);
 		return;
 	}
-	rtt = now - cb->sent - (u64)ntohl(ack->delay_us) * NSEC_PER_USEC;
-	mrc_cc_rtt_sample(cp, div_u64(max_t(s64, rtt, NSEC_PER_USEC),
-				      NSEC_PER_USEC));
+	mrc_rtt_rcvd(cp, ack, cb->sent, now);
 	if (flags & MRC_F_ECE) {
 		mrc_path_ce(cp, &msk->ev_table[cb->ev_idx]);
 		cp->ce_marked++;

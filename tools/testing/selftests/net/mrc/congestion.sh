@@ -25,6 +25,14 @@
 #   packets, and the connection is not held back by it: at least half the
 #   rate of the plain plane alone, with no gap in delivery longer than
 #   250 ms (the receiver's longest stall).
+# - A slow link: two IPv6 planes whose DATA waits in a deep queue at
+#   512 kbit/s while acknowledgments and probes pass first, as control
+#   traffic does in many networks.  A full packet takes 23 ms to go out,
+#   longer than the timeout the handshake's round trip suggests, so the
+#   first copies of the first packets arrive after they were resent: the
+#   sender learns the round trip from them, resends at most 10% of what
+#   it sends, and the stream runs at half the rate of the two planes or
+#   more (it used to resend nearly every packet, forever).
 #
 # The per-plane figures come from "mrcctl -j -s conn show" on the sender,
 # polled during each transfer (the connection is gone once it is over).
@@ -50,7 +58,7 @@ for mod in sch_tbf sch_red sch_netem sch_ingress cls_bpf; do
 	fi
 done
 
-mrc_plan 21
+mrc_plan 24
 
 # Bytes per transfer, and for the measure of a plane without a limit.
 SIZE=$((32 << 20))
@@ -68,6 +76,13 @@ MIXED_DELAY_US=2500
 MIXED_SHARE_PCT=2
 MIXED_RATE_PCT=50
 MIXED_STALL_MS=250
+# The slow link: its rate and queue (4.5 s deep), the stream's size, the
+# most that may be resent and the floor on the rate, in percent.
+SLOW_RATE_KBIT=512
+SLOW_LIMIT=200
+SLOW_SIZE=$((2 << 20))
+SLOW_RESENT_PCT=10
+SLOW_RATE_PCT=50
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -119,7 +134,8 @@ conn_line()
 }
 
 # xfer NAME SIZE PEER [SECONDS]: a stream of SIZE bytes from $A to PEER, on
-# a port of its own, timed in $elapsed_ns, that fails after SECONDS
+# a port of its own, timed until the server has it all in $elapsed_ns,
+# that fails after SECONDS
 # (default 120).  The sender's connection as mrcctl showed
 # it during the transfer, its planes sorted by id: every sample, one a
 # line, in $tmp/NAME.samples, and the last in $tmp/NAME.json.  Both ends
@@ -147,13 +163,15 @@ xfer()
 	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s "$size" -S "$port" \
 		-T "$limit" > "$tmp/$name.c" 2> "$tmp/$name.cerr"
 	rc=$?
+	[ "$rc" = 0 ] || kill "$srv" 2> /dev/null
+	wait "$srv"
+	src=$?
+	# Until the server read the end: the client's last bytes may still be
+	# in its send buffer when it exits.
 	t1=$(date +%s%N)
 	elapsed_ns=$((t1 - t0))
 	kill "$poller" 2> /dev/null
 	wait "$poller" 2> /dev/null
-	[ "$rc" = 0 ] || kill "$srv" 2> /dev/null
-	wait "$srv"
-	src=$?
 	if [ -e "$tmp/$name.all" ]; then
 		jq -c --argjson p "$port" \
 			'.[] | select(.peer_port == $p) | .planes |= sort_by(.id)' \
@@ -473,6 +491,60 @@ mixed_rate()
 }
 
 ############################################################################
+# A slow link: DATA in a deep queue at 512 kbit/s, the rest first
+
+# slow_plane K: on $A's vethK, MRC DATA (version 1, type 3: the first byte
+# after the IPv6 and UDP headers is 0x13) goes through netem at the slow
+# rate; everything else, in the first band, goes first.
+slow_plane()
+{
+	local dev=veth$1
+
+	tc -n "$A" qdisc add dev "$dev" root handle 1: prio bands 2 \
+		priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 &&
+		tc -n "$A" qdisc add dev "$dev" parent 1:2 handle 20: netem \
+			rate "${SLOW_RATE_KBIT}kbit" limit "$SLOW_LIMIT" &&
+		tc -n "$A" filter add dev "$dev" parent 1: protocol ipv6 prio 1 \
+			u32 match u8 0x13 0xff at 48 flowid 1:2
+}
+
+slow_transfer()
+{
+	slow_plane 1 && slow_plane 2 || return 1
+	# The rate allows it in 17 s; resending everything took minutes.
+	xfer slow "$SLOW_SIZE" fd00:1::2 90 && slow_done=1
+}
+
+slow_resent()
+{
+	local sent resent i
+
+	figures slow
+	[ -n "$slow_done" ] || mrc_fail "the transfer failed" || return 1
+	sent=$(jq .tx_packets "$tmp/slow.json")
+	resent=$(jq .retransmits "$tmp/slow.json")
+	[ $((resent * 100)) -le $((sent * SLOW_RESENT_PCT)) ] ||
+		mrc_fail "$resent of $sent packets resent" || return 1
+	plane_stats slow srtt_us || return 1
+	for i in "${!stats[@]}"; do
+		[ "${stats[i]}" -gt 0 ] ||
+			mrc_fail "plane $((i + 1)) measured no round trip" || return 1
+	done
+}
+
+slow_rate()
+{
+	local got limit
+
+	[ -n "$slow_done" ] || mrc_fail "the transfer failed" || return 1
+	got=$(mbit "$SLOW_SIZE" "$elapsed_ns")
+	limit=$(awk -v k="$SLOW_RATE_KBIT" 'BEGIN { printf "%.1f", 2 * k / 1000 }')
+	echo "# slow link: $got Mbit/s of $limit ($((elapsed_ns / 1000000)) ms for $SLOW_SIZE bytes)"
+	awk -v g="$got" -v l="$limit" -v f="$SLOW_RATE_PCT" 'BEGIN { exit !(g * 100 >= l * f) }' ||
+		mrc_fail "below $SLOW_RATE_PCT% of $limit Mbit/s"
+}
+
+############################################################################
 
 A=mrcg-$suffix-a
 B=mrcg-$suffix-b
@@ -538,5 +610,18 @@ mrc_check "mixed delays: the 5 ms plane carries at least $MIXED_SHARE_PCT% of th
 	mixed_share
 mrc_check "mixed delays: at least $MIXED_RATE_PCT% of plane 1 alone, no stall over $MIXED_STALL_MS ms" \
 	mixed_rate
+mrc_cleanup
+
+A=mrcg-$suffix-sa
+B=mrcg-$suffix-sb
+slow_done=
+if ! hosts "$A" "$B" 6 2; then
+	mrc_fail "cannot build the slow link"
+fi
+mrc_check "slow link: 2 MiB stream over two IPv6 planes whose DATA waits at $SLOW_RATE_KBIT kbit/s, same SHA-256" \
+	slow_transfer
+mrc_check "slow link: at most $SLOW_RESENT_PCT% of the packets resent, a round trip measured on each plane" \
+	slow_resent
+mrc_check "slow link: at least $SLOW_RATE_PCT% of the two planes' rate" slow_rate
 
 mrc_finish
