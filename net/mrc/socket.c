@@ -680,12 +680,16 @@ bool mrc_sock_child_established(struct mrc_sock *msk)
 	    !sk_acceptq_is_full(&lmsk->sk)) {
 		now = ktime_get_ns();
 		/*
-		 * The client answers the SYN_ACK at once: a first round trip,
-		 * unless the SYN_ACK was sent again (which one came back?).
+		 * The client answers the SYN_ACK at once: a first round trip.
+		 * When the SYN_ACK was sent again, it is timed from the first
+		 * all the same, as the client times its SYN: too long rather
+		 * than none, which would leave the first data the 20 ms
+		 * timeout of a plane never timed, too short for a slow peer
+		 * (all of the first window resent, every EV retired).  Data
+		 * soon brings it down.
 		 */
-		if (msk->synack_sent == 1)
-			mrc_cc_rtt_since(&msk->planes[msk->syn_plane],
-					 msk->syn_start, now);
+		mrc_cc_rtt_since(&msk->planes[msk->syn_plane], msk->syn_start,
+				 now);
 		msk->half_open = false;
 		lmsk->nr_half_open--;
 		sk_acceptq_added(&lmsk->sk);

@@ -8,8 +8,9 @@
 # open while both ends are looked at: matching ids, ports and addresses,
 # the planes it uses and their counters, the text and JSON output, one
 # connection by id, unknown ids, unprivileged readers, isolation between
-# namespaces, a dump of 201 connections that takes several messages, and
-# the connections going away once closed.
+# namespaces, a dump of 201 connections that takes several messages, the
+# connections going away once closed, and the round trip of a handshake
+# whose SYN_ACK was sent twice.
 
 . "$(dirname "$0")/mrc_lib.sh"
 
@@ -21,7 +22,7 @@ mrc_need_cmd jq
 HOLD=$MRC_BIN/mrc_conn_hold
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 
-mrc_plan 18
+mrc_plan 19
 
 # EVs per plane by default (mrcctl config show).
 EVS=32
@@ -428,6 +429,34 @@ closed()
 		mrc_fail "left: $(ctl "$A" -s conn show; ctl "$B" -s conn show)"
 }
 
+# A's answer to B's SYN_ACK waits 30 ms on its way, longer than B's first
+# timeout (20 ms): B sends the SYN_ACK again, and still times the
+# handshake, from its first SYN_ACK; without that, its first data would
+# go with the 20 ms timeout of a plane never timed.
+synack_again()
+{
+	local srv srtt rc=0 k
+
+	# On every plane: the answer may take any.
+	for k in 1 2 3; do
+		tc -n "$A" qdisc add dev "veth$k" root netem delay 30ms || return 1
+	done
+	start hs "$B" -l -p $((PORT + 2)) && srv=$pid
+	if wait_said hs "$srv" ready; then
+		start hc "$A" -c 10.0.1.2 -p $((PORT + 2))
+		wait_said hs "$srv" accepted || rc=1
+	else
+		rc=1
+	fi
+	for k in 1 2 3; do
+		tc -n "$A" qdisc del dev "veth$k" root
+	done
+	[ "$rc" = 0 ] || return 1
+	srtt=$(q "$B" '.[0].planes[] | select(.id == 1) | .srtt_us')
+	mrc_info "B's srtt on plane 1: $srtt us"
+	[ "${srtt:-0}" -ge 30000 ] || mrc_fail "not 30 ms or more"
+}
+
 if ! setup; then
 	mrc_fail "cannot build the topology"
 fi
@@ -452,5 +481,7 @@ mrc_check "an unprivileged user sees the connections, not their ids" unprivilege
 mrc_check "another namespace sees none of them" isolated
 mrc_check "$MANY more connections: a dump in several parts lists each once" many
 mrc_check "the connections are gone once both ends close" closed
+mrc_check "a SYN_ACK sent twice: the handshake still timed, from the first" \
+	synack_again
 
 mrc_finish
