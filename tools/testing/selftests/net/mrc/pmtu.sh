@@ -140,6 +140,9 @@ server_start()
 		mrc_info "still running after 30 s, in $(cat "/proc/$srv/wchan" 2> /dev/null):"
 		cat "/proc/$srv/stack" > "$out.stack" 2> /dev/null &&
 			mrc_show "$out.stack"
+		# Where its output goes, and what the file holds.
+		mrc_info "its stdout: $(readlink "/proc/$srv/fd/1"), $(stat -c %s "$out.out" 2> /dev/null) bytes: $(od -c "$out.out" 2> /dev/null | head -n 3)"
+		mrc_info "$(df -h "$tmp" | tail -n 1)"
 	fi
 	kill "$srv" 2> /dev/null
 	wait "$srv"
