@@ -13,6 +13,7 @@ void mrc_cc_rtt_sample(struct mrc_conn_plane *cp, u32 rtt_us)
 {
 	u32 delta;
 
+	cp->backoff = 0;
 	if (!cp->srtt_us) {
 		cp->srtt_us = rtt_us;
 		cp->rttvar_us = rtt_us / 2;
@@ -66,7 +67,15 @@ u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
 		rto = max(rto, 2 * srtt);
 	}
 	rto = clamp_t(u64, rto, MRC_RTO_MIN_NS, MRC_RTO_MAX_NS);
-	return min_t(u64, rto << min_t(u32, msk->backoff, 10), MRC_RTO_MAX_NS);
+	/*
+	 * The connection's backoff ends with any acknowledgment, the
+	 * plane's only with a round trip measured on it: a plane slower
+	 * than its timeout, whose packets all arrive after they were resent
+	 * on a faster one, must not keep the short timeout for good.
+	 */
+	return min_t(u64, rto << min_t(u32, max_t(u32, msk->backoff,
+						  cp->backoff), 10),
+		     MRC_RTO_MAX_NS);
 }
 
 /*

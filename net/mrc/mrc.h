@@ -189,6 +189,8 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @acked: packets acknowledged since @cwnd last grew in avoidance
  * @srtt_us: smoothed round-trip time; 0 before the first sample
  * @rttvar_us: its variation
+ * @backoff: timeouts on the plane since its last round-trip sample: its
+ *	timeout doubles with each (Karn), whatever the other planes hear
  * @rack_sent: send time of the latest-sent packet known delivered
  * @recovery_psn: no further window reduction for losses before this PSN
  * @ce_acked: packets acknowledged in this round of ECN accounting
@@ -218,6 +220,7 @@ struct mrc_conn_plane {
 	u8			val_tries;
 	u8			val_rounds;
 	u8			answers_unproven;
+	u8			backoff;
 	u32			val_psn;
 	u32			val_challenge;
 	u64			val_next;

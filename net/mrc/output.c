@@ -490,12 +490,16 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 		u64 rto = mrc_rto_ns(msk, cp);
+		bool expired = false;
 
 		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
 			if (now - MRC_SKB_CB(skb)->sent < rto)
 				break;
 			mrc_mark_lost(msk, skb, MRC_LOSS_TIMEOUT, now);
+			expired = true;
 		}
+		if (expired && cp->backoff < 16)
+			cp->backoff++;
 	}
 }
 
