@@ -502,6 +502,18 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 	return container_of(sk, struct mrc_sock, sk);
 }
 
+/*
+ * Whether the connection waits on its peer: data or a FIN in flight, to
+ * resend, or queued (a shut window, or no plane that can carry it).
+ * Under msk->lock.
+ */
+static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
+{
+	return msk->snd_una != msk->snd_nxt ||
+	       !list_empty(&msk->rtx_queue) ||
+	       !skb_queue_empty(&msk->write_queue);
+}
+
 /* Protocol constants; the design document explains them. */
 /* Room for the headers below us, ours and an acknowledgment riding along. */
 #define MRC_HEADROOM		(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \

@@ -366,6 +366,14 @@ void mrc_output_queue(struct mrc_sock *msk, struct sk_buff_head *pkts)
 		sk_wmem_queued_add(&msk->sk, skb->truesize);
 		sk_mem_charge(&msk->sk, skb->truesize);
 	}
+	/*
+	 * After a silence, the peer's clock starts now, whether or not a
+	 * plane can carry the packets.
+	 */
+	if (!mrc_conn_outstanding(msk)) {
+		msk->last_progress = ktime_get_ns();
+		msk->last_advance = msk->last_progress;
+	}
 	skb_queue_splice_tail_init(pkts, &msk->write_queue);
 }
 

@@ -70,6 +70,18 @@ static u64 mrc_next_deadline(struct mrc_sock *msk)
 		when = t;
 	if (msk->close_deadline && (!when || msk->close_deadline < when))
 		when = msk->close_deadline;
+	/*
+	 * The end of a peer that stopped answering, which nothing else may
+	 * come to check: with every plane down no packet goes out, so no
+	 * resend or probe is due.
+	 */
+	if (msk->sk.sk_state == TCP_ESTABLISHED && mrc_conn_outstanding(msk)) {
+		t = msk->last_progress + MRC_DEAD_TIMEOUT_NS + 1;
+		if (msk->closed)
+			t = min(t, msk->last_advance + MRC_ORPHAN_STALL_NS + 1);
+		if (!when || t < when)
+			when = t;
+	}
 	return when;
 }
 
@@ -85,16 +97,10 @@ void mrc_rto_arm(struct mrc_sock *msk)
 		mrc_timer_update(msk);
 }
 
-static bool mrc_outstanding(const struct mrc_sock *msk)
-{
-	return msk->snd_una != msk->snd_nxt ||
-	       !list_empty(&msk->rtx_queue) || mrc_window_shut(msk);
-}
-
 static void mrc_timer_established(struct mrc_sock *msk, u64 now,
 				  struct sk_buff_head *queue)
 {
-	if (mrc_outstanding(msk) &&
+	if (mrc_conn_outstanding(msk) &&
 	    (s64)(now - msk->last_progress) > (s64)MRC_DEAD_TIMEOUT_NS) {
 		mrc_output_rst(msk, queue);
 		mrc_conn_done(msk, ETIMEDOUT);
@@ -105,7 +111,7 @@ static void mrc_timer_established(struct mrc_sock *msk, u64 now,
 	 * take it: a peer that answers but never opens its window, or never
 	 * acknowledges, gets an RST.
 	 */
-	if (msk->closed && mrc_outstanding(msk) &&
+	if (msk->closed && mrc_conn_outstanding(msk) &&
 	    (s64)(now - msk->last_advance) > (s64)MRC_ORPHAN_STALL_NS) {
 		mrc_output_rst(msk, queue);
 		mrc_conn_done(msk, ETIMEDOUT);

@@ -79,7 +79,7 @@ if [ "${MRC_DEBUG_KERNEL:-0}" = 1 ]; then
 	SLAB_MARGIN_KB=16384
 fi
 
-mrc_plan 18
+mrc_plan 19
 
 NOBODY=65534
 suffix=$(printf '%04x' $RANDOM)
@@ -414,6 +414,52 @@ orphans_freed()
 	return "$rc"
 }
 
+# planes_of NS up|down: every plane of NS administratively up or down.
+planes_of()
+{
+	local id
+
+	for id in $(ctl "$1" -j plane show | jq -r '.[].id'); do
+		ctl "$1" plane set id "$id" "$2" > /dev/null || return 1
+	done
+}
+
+# Both ends closed while no plane of A can carry a packet: A's FIN waits
+# in its queue, B's FIN goes unanswered.  Both connections end within
+# ORPHAN_WAIT s all the same, and the planes carry a new one once up.
+orphan_no_plane()
+{
+	local srv t0 rc=0
+
+	wait_no_conns "$GONE_WAIT" "$A" "$B" || return 1
+	kernel_mark
+	hold nps "$B" -- -l -p 6006 -s 64K && srv=$pid
+	wait_said "$tmp/u/nps.out" ready "$srv" || return 1
+	hold npc "$A" -- -c 10.0.1.2 -p 6006 -s 64K
+	wait_said "$tmp/u/nps.out" received "$srv" || return 1
+	planes_of "$A" down || mrc_fail "planes of $A down" || return 1
+	stop_all
+	t0=$SECONDS
+	if ! mrc_wait_for "$ORPHAN_WAIT" no_conns "$A" "$B"; then
+		mrc_fail "connections left $ORPHAN_WAIT s after close:" \
+			"$(conns "$A") on $A, $(conns "$B") on $B"
+		ctl "$A" conn show | head -n 6 | sed 's/^/#   /'
+		rc=1
+	else
+		mrc_info "both ends were gone $((SECONDS - t0)) s after close"
+	fi
+	planes_of "$A" up || mrc_fail "planes of $A up" || rc=1
+	[ "$rc" = 0 ] || return 1
+	hold nps "$B" -- -l -p 6007 -s 64K && srv=$pid
+	wait_said "$tmp/u/nps.out" ready "$srv" || return 1
+	hold npc "$A" -- -c 10.0.1.2 -p 6007 -s 64K
+	wait_said "$tmp/u/nps.out" received "$srv" || rc=1
+	stop_all
+	wait_no_conns "$GONE_WAIT" "$A" "$B" || rc=1
+	kernel_clean || rc=1
+	return "$rc"
+}
+
 ############################################################################
 # 4. Unprivileged users and connections
 
@@ -737,6 +783,24 @@ nlfuzz_root()
 	return "$rc"
 }
 
+# what_holds_mrc: the sockets and connections left in every namespace,
+# to tell why rmmod fails.
+what_holds_mrc()
+{
+	local ns
+
+	for ns in $(ip netns list | awk '{ print $1 }'); do
+		mrc_info "$ns: $(ip netns exec "$ns" awk '$1 == "MRC" { print $3 }' \
+			/proc/net/protocols) sockets"
+		[ "$(conns "$ns")" = 0 ] && continue
+		mrc_info "connections of $ns:"
+		ctl "$ns" conn show | sed 's/^/#   /'
+		ctl "$ns" config show | sed 's/^/#   /'
+	done
+	mrc_info "connections of the initial namespace: $("$MRCCTL" -j conn show | jq -c .)"
+	mrc_info "sockets of the initial namespace: $(awk '$1 == "MRC" { print $3 }' /proc/net/protocols)"
+}
+
 # Namespaces with live connections deleted, the processes gone: rmmod
 # succeeds within RMMOD_WAIT s, even with F1 and F2 and their planes still
 # there; modprobe brings the module back, without planes.
@@ -755,6 +819,7 @@ rmmod_after()
 		if [ $((SECONDS - t0)) -ge "$RMMOD_WAIT" ]; then
 			mrc_fail "rmmod mrc still fails after $RMMOD_WAIT s: $(< "$tmp/rmmod.err")," \
 				"$(module_refs) references"
+			what_holds_mrc
 			return 1
 		fi
 		sleep 0.5
@@ -828,6 +893,8 @@ check "seqpacket: resets in the middle of messages, $RST_SEQ_CONNS at random, $R
 check "$ORPHAN_CONNS orphans with 40 MiB to send to a peer that never reads end within $ORPHAN_WAIT s" \
 	orphans
 check "the peer gone, the connections and their memory are gone" orphans_freed
+check "an orphan whose planes are all down ends within $ORPHAN_WAIT s, its peer too" \
+	orphan_no_plane
 check "nobody does not see the ids of root's connection" hidden_nobody
 check "nobody under unshare -U and -Ur does not see the ids of root's connection" hidden_userns
 check "nobody sees the ids of its own connection on both hosts, root sees all" owner_sees
