@@ -512,7 +512,7 @@ malformed()
 
 malclient_run()
 {
-	local vcap bcap rc=0
+	local vcap bcap sampler rc=0
 
 	port=$((port + 1))
 	capture_start victim "$V" udp || return 1
@@ -522,10 +522,19 @@ malclient_run()
 	start_server writer "$B" python3 "$HOSTILE" server --port "$port" \
 		--mode write --bytes 65536 || return 1
 	writer=$pid
+	# B's connections every 2 s, to tell why one ends badly.
+	while sleep 2; do
+		{ echo "at $SECONDS s:"; "$MRCCTL" -n "$B" -s conn show; } \
+			> "$tmp/b-conns.new" 2>&1
+		mv "$tmp/b-conns.new" "$tmp/b-conns.last"
+	done &
+	sampler=$!
 	ip netns exec "$M" python3 "$HOSTILE" malclient --port "$port" \
 		--bytes 65536 --timeout "$MAL_TIMEOUT" --out "$tmp/conns.json" \
 		> "$tmp/mal.out" 2> "$tmp/mal.err" ||
 		{ mrc_fail "malclient: $(cat "$tmp/mal.err")"; rc=1; }
+	kill "$sampler" 2> /dev/null
+	wait "$sampler" 2> /dev/null
 	"$MRCCTL" -n "$B" conn show > "$tmp/b-conns.txt" 2>&1
 	sleep 1
 	capture_stop "$vcap"
@@ -619,6 +628,8 @@ malicious()
 		mrc_show "$tmp/mal.out"
 		echo "# B's connections when the client was done:"
 		mrc_show "$tmp/b-conns.txt"
+		echo "# B's connections at the last look before:"
+		[ -e "$tmp/b-conns.last" ] && mrc_show "$tmp/b-conns.last"
 	fi
 	return "$rc"
 }
