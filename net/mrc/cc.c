@@ -49,7 +49,7 @@ u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp)
  */
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
 {
-	u64 rto;
+	u64 rto, ceil;
 
 	/*
 	 * The variation term has a floor, and the whole at least two round
@@ -66,7 +66,14 @@ u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
 				   NSEC_PER_USEC, MRC_RTO_VAR_MIN_NS);
 		rto = max(rto, 2 * srtt);
 	}
-	rto = clamp_t(u64, rto, MRC_RTO_MIN_NS, MRC_RTO_MAX_NS);
+	/*
+	 * MRC_RTO_MAX_NS bounds the backoff, not a measured round trip: a
+	 * timeout shorter than the round trip declares every packet lost
+	 * (and retires every EV) before its acknowledgment can come back,
+	 * as with a peer that takes seconds to answer.
+	 */
+	ceil = clamp_t(u64, rto, MRC_RTO_MAX_NS, MRC_RTO_CEIL_NS);
+	rto = clamp_t(u64, rto, MRC_RTO_MIN_NS, ceil);
 	/*
 	 * The connection's backoff ends with any acknowledgment, the
 	 * plane's only with a round trip measured on it: a plane slower
@@ -74,8 +81,7 @@ u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
 	 * on a faster one, must not keep the short timeout for good.
 	 */
 	return min_t(u64, rto << min_t(u32, max_t(u32, msk->backoff,
-						  cp->backoff), 10),
-		     MRC_RTO_MAX_NS);
+						  cp->backoff), 10), ceil);
 }
 
 /*

@@ -543,6 +543,7 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_TIMER_MIN_NS	(10 * NSEC_PER_USEC)
 #define MRC_RTO_VAR_MIN_NS	(2 * NSEC_PER_MSEC)
 #define MRC_RTO_MAX_NS		(1 * NSEC_PER_SEC)
+#define MRC_RTO_CEIL_NS		(MRC_DEAD_TIMEOUT_NS / 2)	/* a slow round trip */
 #define MRC_REORDER_MIN_NS	(200 * NSEC_PER_USEC)
 #define MRC_CONNECT_TIMEOUT_NS	(12ULL * NSEC_PER_SEC)
 #define MRC_DEAD_TIMEOUT_NS	(10ULL * NSEC_PER_SEC)
