@@ -33,6 +33,11 @@
 #   sender learns the round trip from them, resends at most 10% of what
 #   it sends, and the stream runs at half the rate of the two planes or
 #   more (it used to resend nearly every packet, forever).
+# - A slow peer: two IPv4 planes whose acknowledgments take 1.5 s to come
+#   back (netem on the receiver's side), a round trip longer than the
+#   1 s that bounds the backoff: the sender measures it and waits for it,
+#   resending at most 10% of what it sends (with its timeout held under
+#   1 s, it resent every packet and retired every EV).
 #
 # The per-plane figures come from "mrcctl -j -s conn show" on the sender,
 # polled during each transfer (the connection is gone once it is over).
@@ -58,7 +63,7 @@ for mod in sch_tbf sch_red sch_netem sch_ingress cls_bpf; do
 	fi
 done
 
-mrc_plan 24
+mrc_plan 26
 
 # Bytes per transfer, and for the measure of a plane without a limit.
 SIZE=$((32 << 20))
@@ -83,6 +88,11 @@ SLOW_LIMIT=200
 SLOW_SIZE=$((2 << 20))
 SLOW_RESENT_PCT=10
 SLOW_RATE_PCT=50
+# The slow peer: how long its acknowledgments take, the stream's size and
+# the most that may be resent, in percent.
+LAZY_DELAY_MS=1500
+LAZY_SIZE=$((1 << 20))
+LAZY_RESENT_PCT=10
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -546,6 +556,38 @@ slow_rate()
 }
 
 ############################################################################
+# A slow peer: its acknowledgments take 1.5 s
+
+lazy_transfer()
+{
+	local k
+
+	for k in 1 2; do
+		tc -n "$B" qdisc add dev "veth$k" root netem \
+			delay "${LAZY_DELAY_MS}ms" limit 100000 || return 1
+	done
+	xfer lazy "$LAZY_SIZE" 10.0.1.2 90 && lazy_done=1
+}
+
+lazy_resent()
+{
+	local sent resent i
+
+	figures lazy
+	[ -n "$lazy_done" ] || mrc_fail "the transfer failed" || return 1
+	sent=$(jq .tx_packets "$tmp/lazy.json")
+	resent=$(jq .retransmits "$tmp/lazy.json")
+	[ $((resent * 100)) -le $((sent * LAZY_RESENT_PCT)) ] ||
+		mrc_fail "$resent of $sent packets resent" || return 1
+	plane_stats lazy srtt_us || return 1
+	for i in "${!stats[@]}"; do
+		[ "${stats[i]}" -ge $((LAZY_DELAY_MS * 1000)) ] ||
+			mrc_fail "plane $((i + 1))'s round trip: ${stats[i]} us" ||
+			return 1
+	done
+}
+
+############################################################################
 
 A=mrcg-$suffix-a
 B=mrcg-$suffix-b
@@ -624,5 +666,17 @@ mrc_check "slow link: 2 MiB stream over two IPv6 planes whose DATA waits at $SLO
 mrc_check "slow link: at most $SLOW_RESENT_PCT% of the packets resent, a round trip measured on each plane" \
 	slow_resent
 mrc_check "slow link: at least $SLOW_RATE_PCT% of the two planes' rate" slow_rate
+mrc_cleanup
+
+A=mrcg-$suffix-pa
+B=mrcg-$suffix-pb
+lazy_done=
+if ! hosts "$A" "$B" 4 2; then
+	mrc_fail "cannot build the slow peer"
+fi
+mrc_check "slow peer: 1 MiB stream while the acknowledgments take $LAZY_DELAY_MS ms, same SHA-256" \
+	lazy_transfer
+mrc_check "slow peer: at most $LAZY_RESENT_PCT% of the packets resent, its round trip measured on each plane" \
+	lazy_resent
 
 mrc_finish
