@@ -37,6 +37,24 @@ static bool mrc_window_shut(const struct mrc_sock *msk)
 	       !mrc_before(msk->snd_nxt, msk->snd_wnd_end);
 }
 
+/*
+ * When an established connection gives up on its peer, 0 while nothing is
+ * outstanding: 10 s without progress, or for an orphan 10 s without its
+ * data taken (a peer that answers but never opens its window, or never
+ * acknowledges: nobody will read what the orphan still holds).
+ */
+static u64 mrc_give_up_at(const struct mrc_sock *msk)
+{
+	u64 t;
+
+	if (!mrc_conn_outstanding(msk))
+		return 0;
+	t = msk->last_progress + MRC_DEAD_TIMEOUT_NS;
+	if (msk->closed)
+		t = min(t, msk->last_advance + MRC_ORPHAN_STALL_NS);
+	return t;
+}
+
 /* The next deadline of the connection, 0 for none. */
 static u64 mrc_next_deadline(struct mrc_sock *msk)
 {
@@ -75,12 +93,10 @@ static u64 mrc_next_deadline(struct mrc_sock *msk)
 	 * come to check: with every plane down no packet goes out, so no
 	 * resend or probe is due.
 	 */
-	if (msk->sk.sk_state == TCP_ESTABLISHED && mrc_conn_outstanding(msk)) {
-		t = msk->last_progress + MRC_DEAD_TIMEOUT_NS + 1;
-		if (msk->closed)
-			t = min(t, msk->last_advance + MRC_ORPHAN_STALL_NS + 1);
-		if (!when || t < when)
-			when = t;
+	if (msk->sk.sk_state == TCP_ESTABLISHED) {
+		t = mrc_give_up_at(msk);
+		if (t && (!when || t + 1 < when))
+			when = t + 1;
 	}
 	return when;
 }
@@ -100,19 +116,9 @@ void mrc_rto_arm(struct mrc_sock *msk)
 static void mrc_timer_established(struct mrc_sock *msk, u64 now,
 				  struct sk_buff_head *queue)
 {
-	if (mrc_conn_outstanding(msk) &&
-	    (s64)(now - msk->last_progress) > (s64)MRC_DEAD_TIMEOUT_NS) {
-		mrc_output_rst(msk, queue);
-		mrc_conn_done(msk, ETIMEDOUT);
-		return;
-	}
-	/*
-	 * Nobody will read what an orphan still holds if the peer does not
-	 * take it: a peer that answers but never opens its window, or never
-	 * acknowledges, gets an RST.
-	 */
-	if (msk->closed && mrc_conn_outstanding(msk) &&
-	    (s64)(now - msk->last_advance) > (s64)MRC_ORPHAN_STALL_NS) {
+	u64 give_up = mrc_give_up_at(msk);
+
+	if (give_up && (s64)(now - give_up) > 0) {
 		mrc_output_rst(msk, queue);
 		mrc_conn_done(msk, ETIMEDOUT);
 		return;
