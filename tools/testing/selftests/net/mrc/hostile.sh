@@ -717,9 +717,17 @@ syn_bound()
 	local sent
 
 	sent=$(awk '$1 == "sent" { print $2 }' "$tmp/flood3.out")
-	mrc_info "$sent spoofed SYNs at one listener: $half_open half-open, syn_dropped $syn_before -> $syn_after"
+	mrc_info "$sent spoofed SYNs at one listener in $(awk '$1 == "sent" { print $4 }' "$tmp/flood3.out") s: $half_open half-open, syn_dropped $syn_before -> $syn_after"
 	[ -n "$half_open" ] && [ "$half_open" -le "$HALF_OPEN_MAX" ] ||
 		mrc_fail "$half_open half-open connections" || return 1
+	# The debug kernel takes a SYN in tens of milliseconds: one that has
+	# not made HALF_OPEN_MAX half-open connections before the first expire
+	# (3 s) never reaches the bound, and cannot be judged by it.
+	if [ "${MRC_DEBUG_KERNEL:-0}" = 1 ] && [ "$half_open" -lt "$HALF_OPEN_MAX" ] &&
+	   [ "$syn_after" = "$syn_before" ]; then
+		mrc_info "SKIP: the bound was not reached: B took in fewer than $HALF_OPEN_MAX SYNs in 3 s"
+		return "$KSFT_SKIP"
+	fi
 	# Half-open connections older than 3 s may have gone to make room.
 	[ -n "$syn_after" ] && [ -n "$syn_before" ] && [ "$syn_after" -gt "$syn_before" ] ||
 		mrc_fail "syn_dropped went from '$syn_before' to '$syn_after' for $sent SYNs"
