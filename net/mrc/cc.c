@@ -44,6 +44,23 @@ u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp)
 }
 
 /*
+ * A plane's timeout from its own round trips, 0 before the first.  The
+ * variation term has a floor, and the whole at least two round trips: a
+ * timeout costs a path, hosts stall for a few milliseconds now and then,
+ * and a queue that builds up stretches the round trip faster than the
+ * smoothing follows.
+ */
+static u64 mrc_measured_rto_ns(const struct mrc_conn_plane *cp)
+{
+	u64 srtt = (u64)cp->srtt_us * NSEC_PER_USEC;
+
+	if (!srtt)
+		return 0;
+	return max(srtt + max_t(u64, 4 * (u64)cp->rttvar_us * NSEC_PER_USEC,
+				MRC_RTO_VAR_MIN_NS), 2 * srtt);
+}
+
+/*
  * The retransmission timeout of a plane: microseconds on a fabric, not
  * the hundreds of milliseconds of TCP's floor.
  */
@@ -52,20 +69,14 @@ u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
 	u64 rto, ceil;
 
 	/*
-	 * The variation term has a floor, and the whole at least two round
-	 * trips: a timeout costs a path, hosts stall for a few milliseconds
-	 * now and then, and a queue that builds up stretches the round trip
-	 * faster than the smoothing follows.
+	 * A plane not measured yet starts from the handshake's plane: the
+	 * planes of a connection join the same two hosts, and a timeout
+	 * shorter than the round trip retires the plane's EVs for nothing.
 	 */
-	if (!cp->srtt_us) {
-		rto = MRC_RTO_INIT_NS;
-	} else {
-		u64 srtt = (u64)cp->srtt_us * NSEC_PER_USEC;
-
-		rto = srtt + max_t(u64, 4 * (u64)cp->rttvar_us *
-				   NSEC_PER_USEC, MRC_RTO_VAR_MIN_NS);
-		rto = max(rto, 2 * srtt);
-	}
+	rto = mrc_measured_rto_ns(cp);
+	if (!rto)
+		rto = max(MRC_RTO_INIT_NS,
+			  mrc_measured_rto_ns(&msk->planes[msk->syn_plane]));
 	/*
 	 * MRC_RTO_MAX_NS bounds the backoff, not a measured round trip: a
 	 * timeout shorter than the round trip declares every packet lost

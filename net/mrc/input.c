@@ -373,7 +373,8 @@ static void mrc_rcv_syn_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
  * the DSN of the packet it answers).  Knowing the connection ids is not
  * enough to kill a connection.
  */
-static void mrc_rcv_rst(struct mrc_sock *msk, const struct mrc_hdr *hdr)
+static void mrc_rcv_rst(struct mrc_sock *msk, const struct mrc_hdr *hdr,
+			int plane_id)
 {
 	u32 dsn = ntohl(hdr->dsn);
 	int err = ECONNRESET;
@@ -389,6 +390,7 @@ static void mrc_rcv_rst(struct mrc_sock *msk, const struct mrc_hdr *hdr)
 	} else if (msk->fin_acked && msk->fin_rcvd) {
 		err = 0;
 	}
+	trace_mrc_rst(msk->lcid, msk->rcid, plane_id, dsn, true);
 	mrc_conn_done(msk, err);
 }
 
@@ -464,7 +466,7 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 		mrc_rcv_syn_ack(msk, hdr, skb, &queue);
 		goto done;
 	case MRC_PKT_RST:
-		mrc_rcv_rst(msk, hdr);
+		mrc_rcv_rst(msk, hdr, plane_id);
 		goto out;
 	}
 	if (msk->sk.sk_state != TCP_ESTABLISHED)

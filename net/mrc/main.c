@@ -14,6 +14,9 @@
 
 #include "mrc.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 struct workqueue_struct *mrc_wq;
 
 static int __init mrc_init(void)

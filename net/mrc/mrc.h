@@ -556,8 +556,11 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_SNDBUF_SEQPACKET	(40 << 20)
 #define MRC_RCVBUF_DEFAULT	(4 << 20)
 
+#include "trace.h"
+
 static inline void mrc_set_state(struct sock *sk, int state)
 {
+	trace_mrc_state(mrc_sk(sk), state);
 	/* Paired with the lockless readers in poll() and the waits. */
 	smp_store_release(&sk->sk_state, state);
 }
@@ -669,7 +672,8 @@ void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn);
 bool mrc_path_plane_up(struct mrc_sock *msk, int id);
 int mrc_path_pick_plane(struct mrc_sock *msk, int avoid);
 struct mrc_ev *mrc_path_next_ev(struct mrc_conn_plane *cp, u16 avoid);
-void mrc_path_lost(struct mrc_conn_plane *cp, struct mrc_ev *ev, bool timeout,
+void mrc_path_lost(struct mrc_sock *msk, struct mrc_conn_plane *cp,
+		   struct mrc_ev *ev, bool timeout,
 		   u64 now);
 void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue);
 u64 mrc_path_next_probe(struct mrc_sock *msk);

@@ -282,6 +282,7 @@ static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
 		cp->retransmits++;
 		msk->stats.retransmits++;
 	}
+	trace_mrc_send(msk, id, cb->ev, cb->psn, cb->dsn, cb->len, resend);
 	mrc_rto_arm(msk);
 
 	/* A copy still queued below us shares the headroom: copy it. */
@@ -406,7 +407,7 @@ static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 		return;
 	mrc_cc_on_loss(msk, cp, cb->psn);
 	if (why != MRC_LOSS_TRIM)
-		mrc_path_lost(cp, &msk->ev_table[cb->ev_idx],
+		mrc_path_lost(msk, cp, &msk->ev_table[cb->ev_idx],
 			      why == MRC_LOSS_TIMEOUT, now);
 }
 
@@ -498,15 +499,18 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 		u64 rto = mrc_rto_ns(msk, cp);
-		bool expired = false;
+		u32 expired = 0;
 
 		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
 			if (now - MRC_SKB_CB(skb)->sent < rto)
 				break;
 			mrc_mark_lost(msk, skb, MRC_LOSS_TIMEOUT, now);
-			expired = true;
+			expired++;
 		}
-		if (expired && cp->backoff < 16)
+		if (!expired)
+			continue;
+		trace_mrc_rto(msk, id, rto, expired);
+		if (cp->backoff < 16)
 			cp->backoff++;
 	}
 }
@@ -593,6 +597,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	cp = &msk->planes[cb->plane];
 
 	if (type == MRC_PKT_NACK) {
+		trace_mrc_nack(msk, cb->plane, cb->ev, cb->psn, cb->dsn);
 		cp->trims++;
 		if (!cb->lost)
 			mrc_mark_lost(msk, skb, MRC_LOSS_TRIM, now);
@@ -633,6 +638,8 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		return;
 	}
 
+	trace_mrc_ack(msk, type == MRC_PKT_NACK, cum, nr, msk->snd_una,
+		      ntohs(ack->echo_ev), ntohl(ack->echo_psn));
 	if (!(flags & MRC_F_PROBE_ECHO))
 		mrc_echo_rcvd(msk, ack, type, flags, now);
 
@@ -851,5 +858,6 @@ void mrc_output_rst_to(struct sk_buff_head *queue, int id, u32 dst_cid,
 		return;
 	hdr = mrc_push_hdr(skb, MRC_PKT_RST, 0, ev, dst_cid, src_cid);
 	hdr->dsn = htonl(dsn);
+	trace_mrc_rst(src_cid, dst_cid, id, dsn, false);
 	mrc_queue_xmit(queue, skb, NULL, id, ev, raddr);
 }

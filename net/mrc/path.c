@@ -101,11 +101,12 @@ static u64 mrc_path_probe_interval(const struct mrc_conn_plane *cp, u8 shift)
 	return min_t(u64, base << shift, MRC_PROBE_MAX_NS);
 }
 
-static void mrc_path_retire(struct mrc_conn_plane *cp, struct mrc_ev *ev,
-			    u64 now)
+static void mrc_path_retire(struct mrc_sock *msk, struct mrc_conn_plane *cp,
+			    struct mrc_ev *ev, u64 now)
 {
 	if (ev->state == MRC_EV_RETIRED)
 		return;
+	trace_mrc_ev_retire(msk, cp - msk->planes, ev->port, ev->losses);
 	ev->state = MRC_EV_RETIRED;
 	ev->probe_shift = 0;
 	ev->next_probe = now + mrc_path_probe_interval(cp, 0);
@@ -113,10 +114,12 @@ static void mrc_path_retire(struct mrc_conn_plane *cp, struct mrc_ev *ev,
 	cp->retirements++;
 }
 
-static void mrc_path_restore(struct mrc_conn_plane *cp, struct mrc_ev *ev)
+static void mrc_path_restore(struct mrc_sock *msk, struct mrc_conn_plane *cp,
+			     struct mrc_ev *ev)
 {
 	if (ev->state == MRC_EV_ACTIVE)
 		return;
+	trace_mrc_ev_restore(msk, cp - msk->planes, ev->port, ev->losses);
 	ev->state = MRC_EV_ACTIVE;
 	ev->skip = 0;
 	cp->nr_active++;
@@ -129,12 +132,12 @@ static void mrc_path_restore(struct mrc_conn_plane *cp, struct mrc_ev *ev)
  * last EV of the plane in use: the plane works, and one loss on it is
  * more likely a drop in a queue than a broken path.
  */
-void mrc_path_lost(struct mrc_conn_plane *cp, struct mrc_ev *ev, bool timeout,
-		   u64 now)
+void mrc_path_lost(struct mrc_sock *msk, struct mrc_conn_plane *cp,
+		   struct mrc_ev *ev, bool timeout, u64 now)
 {
 	ev->losses++;
 	if (timeout || cp->nr_active > 1)
-		mrc_path_retire(cp, ev, now);
+		mrc_path_retire(msk, cp, ev, now);
 }
 
 /*
@@ -282,7 +285,7 @@ void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack)
 	ev = mrc_path_find_ev(msk, ntohs(ack->echo_ev), &cp);
 	if (ev && ev->state == MRC_EV_RETIRED && ev->probe_shift &&
 	    mrc_psn_since(msk, psn, ev->probe_psn))
-		mrc_path_restore(cp, ev);
+		mrc_path_restore(msk, cp, ev);
 }
 
 /*
@@ -449,6 +452,8 @@ static void mrc_path_refresh(struct mrc_sock *msk, struct sk_buff_head *queue)
 		if (!(msk->plane_mask & BIT(id)))
 			continue;
 		up = mrc_path_plane_up(msk, id);
+		if (cp->up != up)
+			trace_mrc_plane(msk, id, up);
 		if (cp->up && !up) {
 			mrc_output_requeue_plane(msk, cp);
 		} else if (!cp->up && up) {

@@ -37,7 +37,9 @@
 #   back (netem on the receiver's side), a round trip longer than the
 #   1 s that bounds the backoff: the sender measures it and waits for it,
 #   resending at most 10% of what it sends (with its timeout held under
-#   1 s, it resent every packet and retired every EV).
+#   1 s, it resent every packet and retired every EV), and no plane
+#   retires an EV: the plane the handshake did not cross starts from the
+#   handshake's round trip, not from 20 ms.
 #
 # The per-plane figures come from "mrcctl -j -s conn show" on the sender,
 # polled during each transfer (the connection is gone once it is over).
@@ -63,7 +65,7 @@ for mod in sch_tbf sch_red sch_netem sch_ingress cls_bpf; do
 	fi
 done
 
-mrc_plan 26
+mrc_plan 27
 
 # Bytes per transfer, and for the measure of a plane without a limit.
 SIZE=$((32 << 20))
@@ -587,6 +589,21 @@ lazy_resent()
 	done
 }
 
+# Nothing is lost: a plane that retires EVs took its first packets for
+# lost before their round trip was over.
+lazy_retired()
+{
+	local i
+
+	[ -n "$lazy_done" ] || mrc_fail "the transfer failed" || return 1
+	plane_stats lazy retirements || return 1
+	for i in "${!stats[@]}"; do
+		[ "${stats[i]}" = 0 ] ||
+			mrc_fail "plane $((i + 1)) retired ${stats[i]} EVs" ||
+			return 1
+	done
+}
+
 ############################################################################
 
 A=mrcg-$suffix-a
@@ -678,5 +695,7 @@ mrc_check "slow peer: 1 MiB stream while the acknowledgments take $LAZY_DELAY_MS
 	lazy_transfer
 mrc_check "slow peer: at most $LAZY_RESENT_PCT% of the packets resent, its round trip measured on each plane" \
 	lazy_resent
+mrc_check "slow peer: no EV retired, on the handshake's plane or the other" \
+	lazy_retired
 
 mrc_finish

@@ -1,0 +1,248 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# MRC's tracepoints, read from a tracefs instance of our own:
+#
+# - every event of events/mrc/ exists;
+# - a connection's life shows in mrc_state (SYN_SENT, ESTABLISHED, CLOSE
+#   at the client, SYN_RECV and ESTABLISHED at the server);
+# - a black hole on one EV shows with the right ports: the EV is taken
+#   from an mrc_send event of plane 1, a tc filter on plane 1 drops the
+#   packets that carry it (by UDP source port on IPv4, by flow label on
+#   IPv6, so that the port and label the events print are the ones on the
+#   wire), mrc_ev_retire names that EV and plane; once the filter is
+#   gone, mrc_ev_restore names it;
+# - mrc_plane shows plane 2 leave a connection when its link goes down
+#   mid-transfer, and join it again when the link comes back.
+#
+# IPv4 and IPv6, two planes.
+
+. "$(dirname "$0")/mrc_lib.sh"
+
+mrc_require_root
+
+mrc_need_mrcctl
+mrc_need_bin mrc_xfer
+mrc_need_cmd tc
+XFER=$MRC_BIN/mrc_xfer
+mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
+for mod in sch_prio cls_u32; do
+	if ! modprobe "$mod" 2> /dev/null && [ ! -d "/sys/module/$mod" ]; then
+		echo "# SKIP: no $mod"
+		exit "$KSFT_SKIP"
+	fi
+done
+
+TRACEFS=/sys/kernel/tracing
+if [ ! -d "$TRACEFS/instances" ]; then
+	mount -t tracefs nodev "$TRACEFS" 2> /dev/null
+	if [ ! -d "$TRACEFS/instances" ]; then
+		echo "# SKIP: no tracefs"
+		exit "$KSFT_SKIP"
+	fi
+fi
+
+EVENTS="mrc_state mrc_send mrc_ack mrc_ev_retire mrc_ev_restore mrc_plane mrc_rto mrc_nack mrc_rst"
+
+mrc_plan 7
+
+suffix=$(printf '%04x' $RANDOM)
+tmp=$(mktemp -d)
+trace=$TRACEFS/instances/mrc-test-$suffix
+port=9000
+
+cleanup()
+{
+	mrc_kill_jobs
+	mrc_cleanup
+	[ -d "$trace" ] && rmdir "$trace"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+mkdir "$trace" || exit "$KSFT_FAIL"
+echo 8192 > "$trace/buffer_size_kb"
+
+# events_exist: events/mrc/ has every event we document.
+events_exist()
+{
+	local e rc=0
+
+	for e in $EVENTS; do
+		[ -d "$trace/events/mrc/$e" ] || mrc_fail "no event $e" || rc=1
+	done
+	return "$rc"
+}
+
+# tracing EVENT... : record these events only, from an empty buffer.
+tracing()
+{
+	local e
+
+	echo 0 > "$trace/tracing_on"
+	echo 0 > "$trace/events/mrc/enable"
+	for e in "$@"; do
+		echo 1 > "$trace/events/mrc/$e/enable" || return 1
+	done
+	: > "$trace/trace"
+	echo 1 > "$trace/tracing_on"
+}
+
+# traced PATTERN: the trace has a line that matches the extended regular
+# expression PATTERN.
+traced()
+{
+	grep -Eq "$1" "$trace/trace"
+}
+
+# server PORT: a server on $B that reads whatever comes, in the background.
+server()
+{
+	rm -f "$tmp/s.out"
+	ip netns exec "$B" "$XFER" -l -p "$1" -T 120 > "$tmp/s.out" \
+		2> "$tmp/s.err" &
+	srv=$!
+	mrc_wait_for 30 mrc_server_ready "$tmp/s.out" "$srv" &&
+		mrc_said_ready "$tmp/s.out" ||
+		mrc_fail "server did not start: $(cat "$tmp/s.err")"
+}
+
+# life: one short connection; the states of both ends in order.
+life()
+{
+	local c s
+
+	tracing mrc_state || return 1
+	port=$((port + 1))
+	server "$port" || return 1
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 64K \
+		> /dev/null 2> "$tmp/c.err" ||
+		mrc_fail "transfer failed: $(cat "$tmp/c.err")" || return 1
+	wait "$srv" || mrc_fail "server: $(cat "$tmp/s.err")" || return 1
+	# The client's connection: the one whose destination is the port.
+	c=$(grep -Eo "mrc_state: cid=[0-9]+ peer_cid=[0-9]+ port=[0-9]+ dport=$port CLOSE -> SYN_SENT" \
+		"$trace/trace" | head -n 1 | cut -d' ' -f2)
+	[ -n "$c" ] || mrc_fail "no SYN_SENT to port $port" || return 1
+	traced "mrc_state: $c .*dport=$port SYN_SENT -> ESTABLISHED" ||
+		mrc_fail "client $c never ESTABLISHED" || return 1
+	mrc_wait_for 20 traced "mrc_state: $c .*ESTABLISHED -> CLOSE" ||
+		mrc_fail "client $c never CLOSE" || return 1
+	# The server's connection enters SYN_RECV before it has an id.
+	traced "peer_cid=${c#cid=} port=$port dport=[0-9]+ [A-Z_]+ -> SYN_RECV" ||
+		mrc_fail "no server connection in SYN_RECV" || return 1
+	s=$(grep -Eo "mrc_state: cid=[0-9]+ peer_cid=${c#cid=} port=$port dport=[0-9]+ SYN_RECV -> ESTABLISHED" \
+		"$trace/trace" | head -n 1 | cut -d' ' -f2)
+	[ -n "$s" ] || mrc_fail "server never ESTABLISHED" || return 1
+	mrc_wait_for 20 traced "mrc_state: $s .*ESTABLISHED -> CLOSE" ||
+		mrc_fail "server $s never CLOSE" || return 1
+	echo 0 > "$trace/tracing_on"
+}
+
+# drop_ev EV: on $A's veth1, drop what leaves with EV as its UDP source
+# port (IPv4) or flow label (IPv6); none without EV.
+drop_ev()
+{
+	tc -n "$A" qdisc del dev veth1 root 2> /dev/null
+	[ -n "$1" ] || return 0
+	tc -n "$A" qdisc add dev veth1 root handle 1: prio || return 1
+	if [ "$fam" = 4 ]; then
+		tc -n "$A" filter add dev veth1 parent 1: protocol ip prio 1 \
+			u32 match ip protocol 17 0xff \
+			match ip sport "$1" 0xffff action drop
+	else
+		tc -n "$A" filter add dev veth1 parent 1: protocol ipv6 prio 1 \
+			u32 match ip6 protocol 17 0xff \
+			match ip6 flowlabel "$1" 0xfffff action drop
+	fi
+}
+
+# dropped: packets the filter of drop_ev dropped.
+dropped()
+{
+	tc -n "$A" -s filter show dev veth1 parent 1: |
+		awk '/dropped/ { for (i = 1; i < NF; i++) if ($i == "dropped") { sub(",", "", $(i + 1)); print $(i + 1); exit } }'
+}
+
+# black_hole: a long transfer; one EV of plane 1 black-holed, then healed.
+black_hole()
+{
+	local cid ev line n label
+
+	tracing mrc_send mrc_ev_retire mrc_ev_restore || return 1
+	echo "plane == 1 && resend == 0" > "$trace/events/mrc/mrc_send/filter"
+	port=$((port + 1))
+	server "$port" || return 1
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 4G -T 120 \
+		> /dev/null 2> "$tmp/c.err" &
+	cli=$!
+	mrc_wait_for 20 traced "mrc_send: .*plane=1 " ||
+		mrc_fail "no mrc_send on plane 1" || return 1
+	echo 0 > "$trace/events/mrc/mrc_send/enable"
+	line=$(grep -m 1 -Eo "mrc_send: cid=[0-9]+ plane=1 ev=[0-9]+" \
+		"$trace/trace")
+	cid=${line#mrc_send: }
+	cid=${cid%% *}
+	ev=${line##*ev=}
+	mrc_info "black hole on plane 1, $cid, EV $ev"
+	drop_ev "$ev" || mrc_fail "cannot install the filter" || return 1
+	[ "$fam" = 4 ] && label=0x00000 || label=$(printf '0x%05x' "$ev")
+	mrc_wait_for 20 traced "mrc_ev_retire: $cid plane=1 ev=$ev flowlabel=$label " ||
+		mrc_fail "no mrc_ev_retire for EV $ev: $(grep -c mrc_ev_retire "$trace/trace") others" ||
+		return 1
+	n=$(dropped)
+	mrc_info "the filter dropped ${n:-no} packets"
+	[ "${n:-0}" -gt 0 ] || mrc_fail "nothing left on EV $ev" || return 1
+	drop_ev
+	mrc_wait_for 30 traced "mrc_ev_restore: $cid plane=1 ev=$ev flowlabel=$label " ||
+		mrc_fail "no mrc_ev_restore for EV $ev" || return 1
+	kill "$cli" "$srv" 2> /dev/null
+	wait "$cli" "$srv" 2> /dev/null
+	echo 0 > "$trace/tracing_on"
+}
+
+# plane_leaves: plane 2's link goes down under a transfer, then up.
+plane_leaves()
+{
+	local rc=0
+
+	tracing mrc_plane || return 1
+	port=$((port + 1))
+	server "$port" || return 1
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 4G -T 120 \
+		> /dev/null 2> "$tmp/c.err" &
+	cli=$!
+	sleep 1
+	ip -n "$A" link set veth2 down
+	mrc_wait_for 20 traced "mrc_plane: cid=[0-9]+ plane=2 left" ||
+		mrc_fail "plane 2 never left" || rc=1
+	ip -n "$A" link set veth2 up
+	mrc_wait_for 20 traced "mrc_plane: cid=[0-9]+ plane=2 joined" ||
+		mrc_fail "plane 2 never joined again" || rc=1
+	kill "$cli" "$srv" 2> /dev/null
+	wait "$cli" "$srv" 2> /dev/null
+	echo 0 > "$trace/tracing_on"
+	return "$rc"
+}
+
+mrc_check "events/mrc has $(echo "$EVENTS" | wc -w) events" events_exist
+
+for fam in 4 6; do
+	A=mrct-$suffix-a$fam
+	B=mrct-$suffix-b$fam
+	if ! mrc_ns_add "$A" "$B" || ! mrc_link_hosts "$A" "$B" "$fam" 1 2 ||
+	   ! mrc_add_planes "$A" "$B" "$fam" 1 2; then
+		mrc_fail "cannot build the IPv$fam topology"
+	fi
+	peer=$(mrc_addr "$fam" 1 2)
+	mrc_check "IPv$fam: mrc_state follows both ends of a connection" life
+	mrc_check "IPv$fam: a black-holed EV is retired by its port and label, then restored" \
+		black_hole
+	drop_ev
+	mrc_kill_jobs
+	echo 0 > "$trace/events/mrc/mrc_send/filter"
+	mrc_check "IPv$fam: mrc_plane shows plane 2 leave and join again" \
+		plane_leaves
+	mrc_cleanup
+done
+
+mrc_finish
