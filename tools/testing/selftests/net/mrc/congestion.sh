@@ -528,21 +528,30 @@ slow_transfer()
 	xfer slow "$SLOW_SIZE" fd00:1::2 90 && slow_done=1
 }
 
-slow_resent()
+# resent_and_rtt NAME DONE PCT MIN_US: transfer NAME (done if DONE is set)
+# resent at most PCT% of the packets it sent, and each plane measured a
+# round trip of MIN_US or more.
+resent_and_rtt()
 {
 	local sent resent i
 
-	figures slow
-	[ -n "$slow_done" ] || mrc_fail "the transfer failed" || return 1
-	sent=$(jq .tx_packets "$tmp/slow.json")
-	resent=$(jq .retransmits "$tmp/slow.json")
-	[ $((resent * 100)) -le $((sent * SLOW_RESENT_PCT)) ] ||
+	figures "$1"
+	[ -n "$2" ] || mrc_fail "the transfer failed" || return 1
+	sent=$(jq .tx_packets "$tmp/$1.json")
+	resent=$(jq .retransmits "$tmp/$1.json")
+	[ $((resent * 100)) -le $((sent * $3)) ] ||
 		mrc_fail "$resent of $sent packets resent" || return 1
-	plane_stats slow srtt_us || return 1
+	plane_stats "$1" srtt_us || return 1
 	for i in "${!stats[@]}"; do
-		[ "${stats[i]}" -gt 0 ] ||
-			mrc_fail "plane $((i + 1)) measured no round trip" || return 1
+		[ "${stats[i]}" -ge "$4" ] ||
+			mrc_fail "plane $((i + 1))'s round trip: ${stats[i]} us" ||
+			return 1
 	done
+}
+
+slow_resent()
+{
+	resent_and_rtt slow "$slow_done" "$SLOW_RESENT_PCT" 1
 }
 
 slow_rate()
@@ -573,20 +582,7 @@ lazy_transfer()
 
 lazy_resent()
 {
-	local sent resent i
-
-	figures lazy
-	[ -n "$lazy_done" ] || mrc_fail "the transfer failed" || return 1
-	sent=$(jq .tx_packets "$tmp/lazy.json")
-	resent=$(jq .retransmits "$tmp/lazy.json")
-	[ $((resent * 100)) -le $((sent * LAZY_RESENT_PCT)) ] ||
-		mrc_fail "$resent of $sent packets resent" || return 1
-	plane_stats lazy srtt_us || return 1
-	for i in "${!stats[@]}"; do
-		[ "${stats[i]}" -ge $((LAZY_DELAY_MS * 1000)) ] ||
-			mrc_fail "plane $((i + 1))'s round trip: ${stats[i]} us" ||
-			return 1
-	done
+	resent_and_rtt lazy "$lazy_done" "$LAZY_RESENT_PCT" $((LAZY_DELAY_MS * 1000))
 }
 
 # Nothing is lost: a plane that retires EVs took its first packets for

@@ -160,7 +160,7 @@ drop_ev()
 dropped()
 {
 	tc -n "$A" -s filter show dev veth1 parent 1: |
-		awk '/dropped/ { for (i = 1; i < NF; i++) if ($i == "dropped") { sub(",", "", $(i + 1)); print $(i + 1); exit } }'
+		grep -o -m 1 'dropped [0-9]*' | cut -d' ' -f2
 }
 
 # black_hole: a long transfer; one EV of plane 1 black-holed, then healed.
