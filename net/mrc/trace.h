@@ -47,7 +47,7 @@ TRACE_EVENT(mrc_state,
 			   __entry->dport = msk->dport;
 			   __entry->oldstate = msk->sk.sk_state;
 			   __entry->newstate = newstate;),
-	    TP_printk("cid=%u peer_cid=%u port=%u dport=%u %s -> %s",
+	    TP_printk("cid=0x%08x peer_cid=0x%08x port=%u dport=%u %s -> %s",
 		      __entry->cid, __entry->peer_cid, __entry->port,
 		      __entry->dport,
 		      mrc_show_state(__entry->oldstate),
@@ -72,7 +72,7 @@ TRACE_EVENT(mrc_send,
 			   __entry->dsn = dsn;
 			   __entry->len = len;
 			   __entry->resend = resend;),
-	    TP_printk("cid=%u plane=%u ev=%u psn=%u dsn=%u len=%u%s",
+	    TP_printk("cid=0x%08x plane=%u ev=%u psn=%u dsn=%u len=%u%s",
 		      __entry->cid, __entry->plane, __entry->ev, __entry->psn,
 		      __entry->dsn, __entry->len,
 		      __entry->resend ? " resend" : "")
@@ -96,7 +96,7 @@ TRACE_EVENT(mrc_ack,
 			   __entry->cum_dsn = cum_dsn;
 			   __entry->snd_una = snd_una;
 			   __entry->echo_psn = echo_psn;),
-	    TP_printk("cid=%u %s cum_dsn=%u sack_blocks=%u snd_una=%u echo_ev=%u echo_psn=%u",
+	    TP_printk("cid=0x%08x %s cum_dsn=%u sack_blocks=%u snd_una=%u echo_ev=%u echo_psn=%u",
 		      __entry->cid, __entry->nack ? "nack" : "ack",
 		      __entry->cum_dsn, __entry->nr_sack, __entry->snd_una,
 		      __entry->echo_ev, __entry->echo_psn)
@@ -116,7 +116,7 @@ DECLARE_EVENT_CLASS(mrc_ev_class,
 				   __entry->ipv6 = msk->planes[plane].raddr.family ==
 						   AF_INET6;
 				   __entry->losses = losses;),
-		    TP_printk("cid=%u plane=%u ev=%u flowlabel=0x%05x losses=%u",
+		    TP_printk("cid=0x%08x plane=%u ev=%u flowlabel=0x%05x losses=%u",
 			      __entry->cid, __entry->plane, __entry->ev,
 			      /* mrc_xmit6() puts the EV in the flow label */
 			      __entry->ipv6 ? __entry->ev : 0, __entry->losses)
@@ -146,7 +146,7 @@ TRACE_EVENT(mrc_plane,
 	    TP_fast_assign(__entry->cid = msk->lcid;
 			   __entry->plane = plane;
 			   __entry->up = up;),
-	    TP_printk("cid=%u plane=%u %s", __entry->cid, __entry->plane,
+	    TP_printk("cid=0x%08x plane=%u %s", __entry->cid, __entry->plane,
 		      __entry->up ? "joined" : "left")
 );
 
@@ -165,7 +165,7 @@ TRACE_EVENT(mrc_rto,
 			   __entry->backoff = msk->planes[plane].backoff;
 			   __entry->expired = expired;
 			   __entry->rto_ns = rto_ns;),
-	    TP_printk("cid=%u plane=%u rto_us=%llu backoff=%u expired=%u",
+	    TP_printk("cid=0x%08x plane=%u rto_us=%llu backoff=%u expired=%u",
 		      __entry->cid, __entry->plane,
 		      div_u64(__entry->rto_ns, NSEC_PER_USEC), __entry->backoff,
 		      __entry->expired)
@@ -186,7 +186,7 @@ TRACE_EVENT(mrc_nack,
 			   __entry->ev = ev;
 			   __entry->psn = psn;
 			   __entry->dsn = dsn;),
-	    TP_printk("cid=%u plane=%u ev=%u psn=%u dsn=%u", __entry->cid,
+	    TP_printk("cid=0x%08x plane=%u ev=%u psn=%u dsn=%u", __entry->cid,
 		      __entry->plane, __entry->ev, __entry->psn, __entry->dsn)
 );
 
@@ -204,7 +204,7 @@ TRACE_EVENT(mrc_rst,
 			   __entry->plane = plane;
 			   __entry->rcvd = rcvd;
 			   __entry->dsn = dsn;),
-	    TP_printk("%s cid=%u peer_cid=%u plane=%u dsn=%u",
+	    TP_printk("%s cid=0x%08x peer_cid=0x%08x plane=%u dsn=%u",
 		      __entry->rcvd ? "received" : "sent", __entry->cid,
 		      __entry->peer_cid, __entry->plane, __entry->dsn)
 );

@@ -120,7 +120,7 @@ life()
 		mrc_fail "transfer failed: $(cat "$tmp/c.err")" || return 1
 	wait "$srv" || mrc_fail "server: $(cat "$tmp/s.err")" || return 1
 	# The client's connection: the one whose destination is the port.
-	c=$(grep -Eo "mrc_state: cid=[0-9]+ peer_cid=[0-9]+ port=[0-9]+ dport=$port CLOSE -> SYN_SENT" \
+	c=$(grep -Eo "mrc_state: cid=0x[0-9a-f]+ peer_cid=0x[0-9a-f]+ port=[0-9]+ dport=$port CLOSE -> SYN_SENT" \
 		"$trace/trace" | head -n 1 | cut -d' ' -f2)
 	[ -n "$c" ] || mrc_fail "no SYN_SENT to port $port" || return 1
 	traced "mrc_state: $c .*dport=$port SYN_SENT -> ESTABLISHED" ||
@@ -130,7 +130,7 @@ life()
 	# The server's connection enters SYN_RECV before it has an id.
 	traced "peer_cid=${c#cid=} port=$port dport=[0-9]+ [A-Z_]+ -> SYN_RECV" ||
 		mrc_fail "no server connection in SYN_RECV" || return 1
-	s=$(grep -Eo "mrc_state: cid=[0-9]+ peer_cid=${c#cid=} port=$port dport=[0-9]+ SYN_RECV -> ESTABLISHED" \
+	s=$(grep -Eo "mrc_state: cid=0x[0-9a-f]+ peer_cid=${c#cid=} port=$port dport=[0-9]+ SYN_RECV -> ESTABLISHED" \
 		"$trace/trace" | head -n 1 | cut -d' ' -f2)
 	[ -n "$s" ] || mrc_fail "server never ESTABLISHED" || return 1
 	mrc_wait_for 20 traced "mrc_state: $s .*ESTABLISHED -> CLOSE" ||
@@ -178,7 +178,7 @@ black_hole()
 	mrc_wait_for 20 traced "mrc_send: .*plane=1 " ||
 		mrc_fail "no mrc_send on plane 1" || return 1
 	echo 0 > "$trace/events/mrc/mrc_send/enable"
-	line=$(grep -m 1 -Eo "mrc_send: cid=[0-9]+ plane=1 ev=[0-9]+" \
+	line=$(grep -m 1 -Eo "mrc_send: cid=0x[0-9a-f]+ plane=1 ev=[0-9]+" \
 		"$trace/trace")
 	cid=${line#mrc_send: }
 	cid=${cid%% *}
@@ -213,10 +213,10 @@ plane_leaves()
 	cli=$!
 	sleep 1
 	ip -n "$A" link set veth2 down
-	mrc_wait_for 20 traced "mrc_plane: cid=[0-9]+ plane=2 left" ||
+	mrc_wait_for 20 traced "mrc_plane: cid=0x[0-9a-f]+ plane=2 left" ||
 		mrc_fail "plane 2 never left" || rc=1
 	ip -n "$A" link set veth2 up
-	mrc_wait_for 20 traced "mrc_plane: cid=[0-9]+ plane=2 joined" ||
+	mrc_wait_for 20 traced "mrc_plane: cid=0x[0-9a-f]+ plane=2 joined" ||
 		mrc_fail "plane 2 never joined again" || rc=1
 	kill "$cli" "$srv" 2> /dev/null
 	wait "$cli" "$srv" 2> /dev/null
