@@ -22,9 +22,13 @@
 #include "mrc.h"
 #include "protocol.h"
 
-static void mrc_count_drop(struct mrc_net *mn)
+/* A packet that no connection takes, counted and told to drop monitors. */
+static void mrc_input_drop(struct mrc_plane *plane, struct sk_buff *skb,
+			   enum mrc_mib_field field, enum skb_drop_reason why)
 {
-	atomic64_inc(&mn->rx_dropped);
+	MRC_INC_STATS(plane->mn, field);
+	MRC_PLANE_INC_STATS(plane, MRC_PLANE_MIB_IN_DROPS);
+	kfree_skb_reason(skb, why);
 }
 
 /* The RST limit of @addr's bucket of sources. */
@@ -55,8 +59,11 @@ static void mrc_rst_stray(struct mrc_net *mn, int plane_id,
 	struct sk_buff_head queue;
 
 	if (!__ratelimit(mrc_rst_src_limit(mn, raddr)) ||
-	    !__ratelimit(&mn->rst_limit))
+	    !__ratelimit(&mn->rst_limit)) {
+		MRC_INC_STATS(mn, MRC_MIB_RST_STRAY_LIMITED);
 		return;
+	}
+	MRC_INC_STATS(mn, MRC_MIB_RST_STRAY_SENT);
 	__skb_queue_head_init(&queue);
 	/* Its DSN echoes the packet's, which the peer has in flight. */
 	mrc_output_rst_to(&queue, plane_id, ntohl(hdr->src_cid),
@@ -159,6 +166,7 @@ static void mrc_rcv_drop_after(struct mrc_sock *msk, u32 dsn)
 		msk->rcv_ofo--;
 		msk->rcv_ofo_mem -= skb->truesize;
 		msk->stats.rx_dropped++;
+		MRC_INC_STATS(mrc_msk_net(msk), MRC_MIB_IN_CLOSED_DROPS);
 		kfree_skb(skb);
 	}
 }
@@ -208,42 +216,54 @@ static void mrc_rcv_deliver(struct mrc_sock *msk)
 static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 			 struct sk_buff *skb, bool *nack)
 {
+	enum skb_drop_reason why = SKB_NOT_DROPPED_YET;
+	struct mrc_net *mn = mrc_msk_net(msk);
 	struct sock *sk = &msk->sk;
 	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 	u32 dsn = ntohl(hdr->dsn), slot;
 	bool in_order;
 
 	/* Found missing later, like any drop. */
-	if (mrc_conn_rcv_ring(msk))
+	if (mrc_conn_rcv_ring(msk)) {
+		MRC_INC_STATS(mn, MRC_MIB_IN_MEM_DROPS);
+		why = SKB_DROP_REASON_NOMEM;
 		goto drop;
+	}
 	if (mrc_before(dsn, msk->rcv_nxt)) {
 		msk->stats.rx_duplicates++;
+		MRC_INC_STATS(mn, MRC_MIB_IN_DUPLICATES);
 		goto drop_ack;
 	}
 	/* A FIN has no bytes, and nothing comes after it. */
 	if (((hdr->flags & MRC_F_FIN) && skb->len) ||
 	    (msk->rcv_fin_seen && mrc_before(msk->rcv_fin_dsn, dsn))) {
 		msk->stats.rx_dropped++;
+		MRC_INC_STATS(mn, MRC_MIB_IN_CLOSED_DROPS);
 		goto drop;
 	}
 	if (!mrc_before(dsn, msk->rcv_nxt + MRC_RING_SIZE) ||
 	    !mrc_before(dsn, msk->rcv_wnd_end)) {
 		msk->stats.rx_dropped++;
+		MRC_INC_STATS(mn, MRC_MIB_IN_OUT_OF_WINDOW);
 		goto drop_ack;
 	}
 	slot = dsn % MRC_RING_SIZE;
 	if (msk->rcv_ring[slot]) {
 		msk->stats.rx_duplicates++;
+		MRC_INC_STATS(mn, MRC_MIB_IN_DUPLICATES);
 		goto drop_ack;
 	}
 	/* A closed socket takes no more data: tell the peer, as TCP does. */
 	if (msk->closed && skb->len) {
 		msk->rst_pending = true;
+		MRC_INC_STATS(mn, MRC_MIB_IN_CLOSED_DROPS);
 		goto drop;
 	}
 	/* The socket's filter (SO_ATTACH_FILTER) and security module. */
 	if (sk_filter(sk, skb)) {
 		msk->stats.rx_dropped++;
+		MRC_INC_STATS(mn, MRC_MIB_IN_FILTERED);
+		why = SKB_DROP_REASON_SOCKET_FILTER;
 		goto drop;
 	}
 	/*
@@ -252,11 +272,15 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	 * so that out-of-order data never keeps out what would free it.  A
 	 * drop for memory is told with a NACK: it is no path's fault.
 	 */
-	if ((atomic_read(&sk->sk_rmem_alloc) &&
-	     (u64)atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
-	     (u64)READ_ONCE(sk->sk_rcvbuf) * (dsn == msk->rcv_nxt ? 2 : 1)) ||
-	    !sk_rmem_schedule(sk, skb, skb->truesize)) {
+	if (atomic_read(&sk->sk_rmem_alloc) &&
+	    (u64)atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
+	    (u64)READ_ONCE(sk->sk_rcvbuf) * (dsn == msk->rcv_nxt ? 2 : 1))
+		why = SKB_DROP_REASON_SOCKET_RCVBUFF;
+	else if (!sk_rmem_schedule(sk, skb, skb->truesize))
+		why = SKB_DROP_REASON_PROTO_MEM;
+	if (why) {
 		msk->stats.rx_dropped++;
+		MRC_INC_STATS(mn, MRC_MIB_IN_MEM_DROPS);
 		*nack = true;
 		goto drop_ack;
 	}
@@ -276,6 +300,7 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	if (cb->flags & MRC_F_FIN) {
 		if (msk->rcv_fin_seen && msk->rcv_fin_dsn != dsn) {
 			msk->stats.rx_dropped++;
+			MRC_INC_STATS(mn, MRC_MIB_IN_CLOSED_DROPS);
 			goto drop;
 		}
 		msk->rcv_fin_seen = true;
@@ -297,10 +322,10 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	       msk->ack_pending >= MRC_ACK_EVERY;
 
 drop_ack:
-	kfree_skb(skb);
+	kfree_skb_reason(skb, why ?: SKB_DROP_REASON_NOT_SPECIFIED);
 	return true;
 drop:
-	kfree_skb(skb);
+	kfree_skb_reason(skb, why ?: SKB_DROP_REASON_NOT_SPECIFIED);
 	return false;
 }
 
@@ -381,17 +406,22 @@ static void mrc_rcv_rst(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 
 	if (msk->sk.sk_state == TCP_SYN_SENT) {
 		if (dsn != msk->snd_isn)
-			return;
+			goto ignore;
 		err = ECONNREFUSED;
+		MRC_MSK_INC_STATS(msk, MRC_MIB_CONNECT_REFUSED);
 	} else if (mrc_before(dsn, msk->snd_una) ||
 		   mrc_before(msk->snd_nxt, dsn)) {
 		msk->stats.rx_dropped++;
-		return;
+		goto ignore;
 	} else if (msk->fin_acked && msk->fin_rcvd) {
 		err = 0;
 	}
+	MRC_MSK_INC_STATS(msk, MRC_MIB_RST_RCVD);
 	trace_mrc_rst(msk->lcid, msk->rcid, plane_id, dsn, true);
 	mrc_conn_done(msk, err);
+	return;
+ignore:
+	MRC_MSK_INC_STATS(msk, MRC_MIB_RST_IGNORED);
 }
 
 /* Remember the packet the next acknowledgment answers. */
@@ -447,6 +477,8 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 			 const struct mrc_addr *saddr, bool ce)
 {
 	u8 type = mrc_hdr_type(hdr), ack_type = MRC_PKT_ACK, ack_flags = 0;
+	enum mrc_mib_field drop_field = MRC_MIB_IN_CLOSED_DROPS;
+	struct mrc_net *mn = mrc_msk_net(msk);
 	u64 ack_delay = MRC_ACK_DELAY_NS;
 	struct sk_buff_head queue;
 	bool ack_now = false, nack;
@@ -454,11 +486,16 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 	__skb_queue_head_init(&queue);
 	spin_lock(&msk->lock);
 	/* Again under the lock: the state may have moved since input looked. */
-	if (msk->dead || !__mrc_from_peer(msk, plane_id, hdr, saddr))
+	if (msk->dead)
 		goto drop;
+	if (!__mrc_from_peer(msk, plane_id, hdr, saddr)) {
+		drop_field = MRC_MIB_IN_NOT_PEER;
+		goto drop;
+	}
 	msk->last_rcv = ktime_get_ns();
 	msk->planes[plane_id].rx_packets++;
 	msk->stats.rx_packets++;
+	MRC_INC_STATS(mn, MRC_MIB_IN_PKTS);
 
 	switch (type) {
 	case MRC_PKT_SYN_ACK:
@@ -478,12 +515,15 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 		if (hdr->flags & MRC_F_TRIMMED) {
 			/* The payload is gone: ask for it again at once. */
 			msk->stats.rx_trimmed++;
+			MRC_INC_STATS(mn, MRC_MIB_IN_TRIMMED);
 			ack_now = true;
 			ack_type = MRC_PKT_NACK;
 			break;
 		}
-		if ((hdr->flags & MRC_F_ACK) && !mrc_rcv_ack_ride(msk, skb))
+		if ((hdr->flags & MRC_F_ACK) && !mrc_rcv_ack_ride(msk, skb)) {
+			drop_field = MRC_MIB_IN_MALFORMED;
 			goto drop;
+		}
 		/*
 		 * Less than a full packet: the sender is waiting for
 		 * something, maybe a reply that can carry the
@@ -498,6 +538,7 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 			ack_type = MRC_PKT_NACK;
 		if (ce) {
 			msk->stats.rx_ce++;
+			MRC_INC_STATS(mn, MRC_MIB_IN_CE);
 			ack_now = true;
 			ack_flags = MRC_F_ECE;
 		}
@@ -539,7 +580,10 @@ out:
 	return;
 drop:
 	spin_unlock(&msk->lock);
-	kfree_skb(skb);
+	MRC_INC_STATS(mn, drop_field);
+	kfree_skb_reason(skb, drop_field == MRC_MIB_IN_NOT_PEER ?
+			 SKB_DROP_REASON_NO_SOCKET :
+			 SKB_DROP_REASON_NOT_SPECIFIED);
 }
 
 /* Listeners are found by port; the caller holds RCU. */
@@ -571,6 +615,7 @@ static void mrc_rcv_syn(struct mrc_net *mn, struct mrc_plane *plane,
 			const struct mrc_hdr *hdr, const struct mrc_addr *saddr,
 			struct sk_buff *skb)
 {
+	enum skb_drop_reason why = SKB_NOT_DROPPED_YET;
 	u32 rcid = ntohl(hdr->src_cid);
 	const struct mrc_syn *syn;
 	struct mrc_sock *lmsk, *child;
@@ -579,10 +624,10 @@ static void mrc_rcv_syn(struct mrc_net *mn, struct mrc_plane *plane,
 
 	__skb_queue_head_init(&queue);
 	if (!rcid || !pskb_may_pull(skb, sizeof(*syn)))
-		goto drop_count;
+		goto malformed;
 	syn = (const struct mrc_syn *)skb->data;
 	if (!pskb_may_pull(skb, struct_size(syn, planes, syn->nr_planes)))
-		goto drop_count;
+		goto malformed;
 	syn = (const struct mrc_syn *)skb->data;
 	rport = ntohs(syn->src_port);
 
@@ -590,10 +635,15 @@ static void mrc_rcv_syn(struct mrc_net *mn, struct mrc_plane *plane,
 	if (!lmsk) {
 		/* No bigger than the SYN, and rate limited. */
 		mrc_rst_stray(mn, plane->id, hdr, saddr);
-		goto drop;
+		mrc_input_drop(plane, skb, MRC_MIB_IN_NO_CONN,
+			       SKB_DROP_REASON_NO_SOCKET);
+		return;
 	}
-	if (skb->len < MRC_SYN_BODY_LEN)
-		goto drop_listener;
+	if (skb->len < MRC_SYN_BODY_LEN) {
+		sock_put(&lmsk->sk);
+		goto malformed;
+	}
+	MRC_INC_STATS(mn, MRC_MIB_IN_PKTS);
 
 	/*
 	 * Under the listener's lock, which every child of the listener is
@@ -607,31 +657,36 @@ static void mrc_rcv_syn(struct mrc_net *mn, struct mrc_plane *plane,
 		spin_lock_nested(&child->lock, SINGLE_DEPTH_NESTING);
 		if (!child->dead && child->sk.sk_state == TCP_SYN_RECV &&
 		    child->synack_sent < MRC_SYNACK_MAX &&
-		    !mrc_output_syn(child, MRC_PKT_SYN_ACK, &queue))
+		    !mrc_output_syn(child, MRC_PKT_SYN_ACK, &queue)) {
 			child->synack_sent++;
+			MRC_INC_STATS(mn, MRC_MIB_SYN_RETRANS);
+		}
 		spin_unlock(&child->lock);
 		spin_unlock(&lmsk->lock);
 		sock_put(&child->sk);
-		goto xmit;
+		goto out;
 	}
 	if (lmsk->sk.sk_state == TCP_LISTEN &&
 	    lmsk->nr_half_open < MRC_HALF_OPEN_MAX &&
 	    !sk_acceptq_is_full(&lmsk->sk))
 		child = mrc_sock_create_child(lmsk, plane->id, hdr, syn,
 					      skb->len, saddr, &queue);
-	if (!child)
-		atomic64_inc(&mn->syn_dropped);
+	if (!child) {
+		MRC_INC_STATS(mn, MRC_MIB_SYN_DROPPED);
+		why = SKB_DROP_REASON_SOCKET_BACKLOG;
+	}
 	spin_unlock(&lmsk->lock);
-xmit:
-	mrc_xmit(mn->net, &queue);
-drop_listener:
+out:
 	sock_put(&lmsk->sk);
-drop:
-	kfree_skb(skb);
+	mrc_xmit(mn->net, &queue);
+	if (why)
+		kfree_skb_reason(skb, why);
+	else
+		consume_skb(skb);
 	return;
-drop_count:
-	mrc_count_drop(mn);
-	goto drop;
+malformed:
+	mrc_input_drop(plane, skb, MRC_MIB_IN_MALFORMED,
+		       SKB_DROP_REASON_PKT_TOO_SMALL);
 }
 
 /*
@@ -685,6 +740,8 @@ int mrc_input_err_lookup(struct sock *usk, struct sk_buff *skb)
 int mrc_input(struct sock *usk, struct sk_buff *skb)
 {
 	struct mrc_plane *plane = rcu_dereference_sk_user_data(usk);
+	enum skb_drop_reason why = SKB_DROP_REASON_NO_SOCKET;
+	enum mrc_mib_field field;
 	struct mrc_net *mn;
 	struct mrc_sock *msk;
 	struct mrc_addr saddr;
@@ -692,24 +749,43 @@ int mrc_input(struct sock *usk, struct sk_buff *skb)
 	bool ce;
 	u8 type;
 
-	if (!plane)
-		goto drop;
+	if (!plane) {
+		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
+		return 0;
+	}
 	mn = plane->mn;
+	MRC_PLANE_INC_STATS(plane, MRC_PLANE_MIB_IN_PKTS);
+	MRC_PLANE_ADD_STATS(plane, MRC_PLANE_MIB_IN_BYTES,
+			    skb->len - sizeof(struct udphdr));
 	/*
 	 * A plane the administrator took down, or that lost its address,
 	 * takes nothing; MRC has no checksum of its own, so IPv4's optional
-	 * UDP checksum is required.
+	 * UDP checksum is required.  (UDP checked the checksum, if any,
+	 * before handing the packet over, and counted failures itself.)
 	 */
-	if (READ_ONCE(plane->state) != MRC_PLANE_STATE_UP ||
-	    (plane->family == AF_INET && !udp_hdr(skb)->check))
-		goto drop_count;
-	if (!pskb_may_pull(skb, sizeof(struct udphdr) + sizeof(hdr)))
-		goto drop_count;
+	if (READ_ONCE(plane->state) != MRC_PLANE_STATE_UP) {
+		field = MRC_MIB_IN_PLANE_DOWN;
+		why = SKB_DROP_REASON_NOT_SPECIFIED;
+		goto drop;
+	}
+	if (plane->family == AF_INET && !udp_hdr(skb)->check) {
+		field = MRC_MIB_IN_NO_CSUM;
+		why = SKB_DROP_REASON_UDP_CSUM;
+		goto drop;
+	}
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + sizeof(hdr))) {
+		field = MRC_MIB_IN_MALFORMED;
+		why = SKB_DROP_REASON_PKT_TOO_SMALL;
+		goto drop;
+	}
 	__skb_pull(skb, sizeof(struct udphdr));
 	memcpy(&hdr, skb->data, sizeof(hdr));
 	__skb_pull(skb, sizeof(hdr));
-	if (mrc_hdr_version(&hdr) != MRC_VERSION)
-		goto drop_count;
+	if (mrc_hdr_version(&hdr) != MRC_VERSION) {
+		field = MRC_MIB_IN_MALFORMED;
+		why = SKB_DROP_REASON_UNHANDLED_PROTO;
+		goto drop;
+	}
 	mrc_skb_saddr(skb, plane->family, &saddr);
 	type = mrc_hdr_type(&hdr);
 	ce = INET_ECN_is_ce(plane->family == AF_INET ?
@@ -725,7 +801,8 @@ int mrc_input(struct sock *usk, struct sk_buff *skb)
 		/* Answer what a live peer waits on, never an RST. */
 		if (type == MRC_PKT_DATA || type == MRC_PKT_PROBE)
 			mrc_rst_stray(mn, plane->id, &hdr, &saddr);
-		goto drop_count;
+		field = MRC_MIB_IN_NO_CONN;
+		goto drop;
 	}
 
 	/*
@@ -734,7 +811,8 @@ int mrc_input(struct sock *usk, struct sk_buff *skb)
 	 */
 	if (!mrc_from_peer(msk, plane->id, &hdr, &saddr)) {
 		sock_put(&msk->sk);
-		goto drop_count;
+		field = MRC_MIB_IN_NOT_PEER;
+		goto drop;
 	}
 	/*
 	 * A half-open connection's id reached the client with our SYN_ACK:
@@ -744,15 +822,14 @@ int mrc_input(struct sock *usk, struct sk_buff *skb)
 	if (READ_ONCE(msk->sk.sk_state) == TCP_SYN_RECV &&
 	    type != MRC_PKT_RST && !mrc_sock_child_established(msk)) {
 		sock_put(&msk->sk);
-		goto drop_count;
+		field = MRC_MIB_IN_HALF_OPEN;
+		goto drop;
 	}
 	mrc_rcv_conn(msk, plane->id, &hdr, skb, &saddr, ce);
 	sock_put(&msk->sk);
 	return 0;
 
-drop_count:
-	mrc_count_drop(mn);
 drop:
-	kfree_skb(skb);
+	mrc_input_drop(plane, skb, field, why);
 	return 0;
 }

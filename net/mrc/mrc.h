@@ -22,6 +22,8 @@
 #include <net/sock.h>
 #include <uapi/linux/mrc_netlink.h>
 
+#include "mib.h"
+
 #include "protocol.h"
 
 #define MRC_RST_SOURCES		64	/* buckets of sources for RST limits */
@@ -43,8 +45,7 @@
  * @conns: connections, by our connection id (RCU readers)
  * @conns_by_peer: connections, by the peer's connection id (RCU readers)
  * @conns_lock: protects @conns and @conns_by_peer
- * @rx_dropped: packets that belong to no connection, or are malformed
- * @syn_dropped: SYNs refused for a full backlog or lack of memory
+ * @mib: the namespace's counters, per CPU (mib.h)
  * @orphans: connections that outlive their closed socket
  * @rst_limit: bounds the RSTs sent for packets that name no connection
  * @rst_src_limit: the same for each source, by a keyed hash of its address,
@@ -69,8 +70,7 @@ struct mrc_net {
 	DECLARE_HASHTABLE(conns, 10);
 	DECLARE_HASHTABLE(conns_by_peer, 10);
 	spinlock_t		conns_lock;	/* taken with BHs off */
-	atomic64_t		rx_dropped;
-	atomic64_t		syn_dropped;
+	struct mrc_mib __percpu	*mib;
 	atomic_t		orphans;
 	struct ratelimit_state	rst_limit;
 	struct ratelimit_state	rst_src_limit[MRC_RST_SOURCES];
@@ -103,6 +103,7 @@ struct mrc_addr {
  * @admin_up: whether the administrator lets connections use the plane
  * @state: an &enum mrc_plane_state, derived from the rest
  * @evs: entropy values per connection, 0 for the namespace default
+ * @mib: the plane's counters, per CPU (mib.h)
  *
  * Every field but @state is set under RTNL; @state is written under RTNL
  * and read locklessly on the data path.
@@ -121,6 +122,7 @@ struct mrc_plane {
 	bool			admin_up;
 	u8			state;
 	u32			evs;
+	struct mrc_plane_mib __percpu *mib;
 };
 
 /* Parameters of a plane to add, from netlink. */
@@ -502,6 +504,13 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 	return container_of(sk, struct mrc_sock, sk);
 }
 
+static inline struct mrc_net *mrc_msk_net(const struct mrc_sock *msk)
+{
+	return mrc_pernet(sock_net(&msk->sk));
+}
+
+#define MRC_MSK_INC_STATS(msk, field) MRC_INC_STATS(mrc_msk_net(msk), field)
+
 /*
  * Whether the connection waits on its peer: data or a FIN in flight, to
  * resend, or queued (a shut window, or no plane that can carry it).
@@ -561,6 +570,12 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 static inline void mrc_set_state(struct sock *sk, int state)
 {
 	trace_mrc_state(mrc_sk(sk), state);
+	if (state == TCP_ESTABLISHED)
+		MRC_MSK_INC_STATS(mrc_sk(sk), MRC_MIB_ESTABLISHED);
+	else if (state == TCP_SYN_SENT)
+		MRC_MSK_INC_STATS(mrc_sk(sk), MRC_MIB_ACTIVE_OPENS);
+	else if (state == TCP_SYN_RECV)
+		MRC_MSK_INC_STATS(mrc_sk(sk), MRC_MIB_PASSIVE_OPENS);
 	/* Paired with the lockless readers in poll() and the waits. */
 	smp_store_release(&sk->sk_state, state);
 }

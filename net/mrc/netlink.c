@@ -58,6 +58,8 @@ static int mrc_nl_fill_plane(struct sk_buff *skb, const struct mrc_plane *plane,
 	} else if (nla_put_in6_addr(skb, MRC_PLANE_ATTR_ADDR6, &plane->addr6)) {
 		goto nla_put_failure;
 	}
+	if (mrc_plane_mib_fill(skb, plane))
+		goto nla_put_failure;
 
 	genlmsg_end(skb, hdr);
 	return 0;
@@ -356,10 +358,9 @@ static int mrc_nl_fill_config(struct sk_buff *skb, const struct mrc_net *mn,
 			READ_ONCE(mn->default_evs)) ||
 	    nla_put_u32(skb, MRC_CONFIG_ATTR_PLANES, READ_ONCE(mn->nr_planes)) ||
 	    nla_put_u64_64bit(skb, MRC_CONFIG_ATTR_RX_DROPPED,
-			      atomic64_read(&mn->rx_dropped),
-			      MRC_CONFIG_ATTR_PAD) ||
+			      mrc_mib_rx_dropped(mn), MRC_CONFIG_ATTR_PAD) ||
 	    nla_put_u64_64bit(skb, MRC_CONFIG_ATTR_SYN_DROPPED,
-			      atomic64_read(&mn->syn_dropped),
+			      mrc_mib_read(mn, MRC_MIB_SYN_DROPPED),
 			      MRC_CONFIG_ATTR_PAD)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -389,6 +390,25 @@ int mrc_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 	msg = mrc_nl_config_msg(mn, info->snd_portid, info->snd_seq,
 				MRC_CMD_CONFIG_GET);
 	return msg ? genlmsg_reply(msg, info) : -ENOMEM;
+}
+
+int mrc_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_net *mn = mrc_pernet(genl_info_net(info));
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &mrc_genl_family, 0,
+				MRC_CMD_STATS_GET);
+	if (!hdr || mrc_mib_fill(msg, mn)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
 }
 
 int mrc_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)

@@ -10,6 +10,12 @@
 
 #include <uapi/linux/mrc_netlink.h>
 
+/* Common nested types */
+const struct nla_policy mrc_counter_nl_policy[MRC_COUNTER_ATTR_PAD + 1] = {
+	[MRC_COUNTER_ATTR_NAME] = { .type = NLA_NUL_STRING, },
+	[MRC_COUNTER_ATTR_VALUE] = { .type = NLA_U64, },
+};
+
 /* MRC_CMD_PLANE_GET - do */
 const struct nla_policy mrc_plane_get_nl_policy[MRC_PLANE_ATTR_IFNAME + 1] = {
 	[MRC_PLANE_ATTR_ID] = NLA_POLICY_MAX(NLA_U32, MRC_PLANE_ID_MAX),
@@ -60,8 +66,13 @@ const struct nla_policy mrc_conn_get_nl_policy[MRC_CONN_ATTR_ID + 1] = {
 	[MRC_CONN_ATTR_ID] = { .type = NLA_U32, },
 };
 
+/* MRC_CMD_STATS_GET - do */
+const struct nla_policy mrc_stats_get_nl_policy[MRC_STATS_ATTR_COUNTER + 1] = {
+	[MRC_STATS_ATTR_COUNTER] = NLA_POLICY_NESTED(mrc_counter_nl_policy),
+};
+
 /* Ops table for mrc */
-const struct genl_ops mrc_nl_ops[7] = {
+const struct genl_ops mrc_nl_ops[8] = {
 	{
 		.cmd		= MRC_CMD_PLANE_GET,
 		.doit		= mrc_nl_plane_get_doit,
@@ -109,6 +120,12 @@ const struct genl_ops mrc_nl_ops[7] = {
 		.dumpit		= mrc_nl_conn_get_dumpit,
 		.policy		= mrc_conn_get_nl_policy,
 		.maxattr	= MRC_CONN_ATTR_ID,
+	},
+	{
+		.cmd		= MRC_CMD_STATS_GET,
+		.doit		= mrc_nl_stats_get_doit,
+		.policy		= mrc_stats_get_nl_policy,
+		.maxattr	= MRC_STATS_ATTR_COUNTER,
 	},
 };
 

@@ -11,6 +11,9 @@
 
 #include <uapi/linux/mrc_netlink.h>
 
+/* Common nested types */
+extern const struct nla_policy mrc_counter_nl_policy[MRC_COUNTER_ATTR_PAD + 1];
+
 extern const struct nla_policy mrc_plane_get_nl_policy[MRC_PLANE_ATTR_IFNAME + 1];
 
 extern const struct nla_policy mrc_plane_add_nl_policy[MRC_PLANE_ATTR_EVS + 1];
@@ -25,8 +28,10 @@ extern const struct nla_policy mrc_config_set_nl_policy[MRC_CONFIG_ATTR_DEFAULT_
 
 extern const struct nla_policy mrc_conn_get_nl_policy[MRC_CONN_ATTR_ID + 1];
 
+extern const struct nla_policy mrc_stats_get_nl_policy[MRC_STATS_ATTR_COUNTER + 1];
+
 /* Ops table for mrc */
-extern const struct genl_ops mrc_nl_ops[7];
+extern const struct genl_ops mrc_nl_ops[8];
 
 int mrc_nl_plane_get_doit(struct sk_buff *skb, struct genl_info *info);
 int mrc_nl_plane_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
@@ -37,6 +42,7 @@ int mrc_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info);
 int mrc_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info);
 int mrc_nl_conn_get_doit(struct sk_buff *skb, struct genl_info *info);
 int mrc_nl_conn_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int mrc_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	MRC_NLGRP_MONITOR,

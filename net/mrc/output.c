@@ -92,7 +92,8 @@ static void mrc_xmit4(struct net *net, struct mrc_plane *plane,
 
 	rt = ip_route_output_key(net, &fl4);
 	if (IS_ERR(rt)) {
-		kfree_skb(skb);
+		MRC_INC_STATS(plane->mn, MRC_MIB_OUT_NO_ROUTE);
+		kfree_skb_reason(skb, SKB_DROP_REASON_IP_OUTNOROUTES);
 		return;
 	}
 	df = htons(IP_DF);
@@ -123,7 +124,8 @@ static void mrc_xmit6(struct net *net, struct mrc_plane *plane,
 	dst = ipv6_stub->ipv6_dst_lookup_flow(net, plane->sock->sk, &fl6,
 					      NULL);
 	if (IS_ERR(dst)) {
-		kfree_skb(skb);
+		MRC_INC_STATS(plane->mn, MRC_MIB_OUT_NO_ROUTE);
+		kfree_skb_reason(skb, SKB_DROP_REASON_IP_OUTNOROUTES);
 		return;
 	}
 	if (mrc_xmit_follow_pmtu(plane, skb, dst_mtu(dst),
@@ -157,6 +159,8 @@ void mrc_xmit(struct net *net, struct sk_buff_head *queue)
 		}
 		skb->mark = xcb.mark;
 		skb->priority = xcb.priority;
+		MRC_PLANE_INC_STATS(plane, MRC_PLANE_MIB_OUT_PKTS);
+		MRC_PLANE_ADD_STATS(plane, MRC_PLANE_MIB_OUT_BYTES, skb->len);
 		if (plane->family == AF_INET)
 			mrc_xmit4(net, plane, skb, &xcb, port);
 		else
@@ -228,6 +232,7 @@ static void mrc_ack_fill_fixed(struct mrc_sock *msk, struct mrc_ack *ack)
 	ack->delay_us = htonl(div_u64(ktime_get_ns() - msk->echo_time,
 				      NSEC_PER_USEC));
 	msk->stats.acks_sent++;
+	MRC_MSK_INC_STATS(msk, MRC_MIB_ACKS_SENT);
 }
 
 /* An acknowledgment of what arrived: what was pending is now told. */
@@ -278,9 +283,11 @@ static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
 	cp->tx_packets++;
 	cp->tx_bytes += cb->len;
 	msk->stats.tx_packets++;
+	MRC_MSK_INC_STATS(msk, MRC_MIB_DATA_SENT);
 	if (resend) {
 		cp->retransmits++;
 		msk->stats.retransmits++;
+		MRC_MSK_INC_STATS(msk, MRC_MIB_RETRANS);
 	}
 	trace_mrc_send(msk, id, cb->ev, cb->psn, cb->dsn, cb->len, resend);
 	mrc_rto_arm(msk);
@@ -288,8 +295,11 @@ static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
 	/* A copy still queued below us shares the headroom: copy it. */
 	copy = skb_cloned(skb) ? pskb_copy(skb, GFP_ATOMIC) :
 				 skb_clone(skb, GFP_ATOMIC);
-	if (!copy)
-		return;	/* found lost later, like any drop */
+	if (!copy) {
+		/* Found lost later, like any drop. */
+		MRC_MSK_INC_STATS(msk, MRC_MIB_OUT_NO_MEM);
+		return;
+	}
 	flags = cb->flags | (resend ? MRC_F_RETX : 0);
 	if (mrc_ack_rides(msk, copy)) {
 		/* Headroom holds old bytes: nr_sack and reserved go out zero. */
@@ -396,6 +406,12 @@ enum mrc_loss {
 static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 			  enum mrc_loss why, u64 now)
 {
+	static const u8 mib[] = {
+		[MRC_LOSS_GAP]		= MRC_MIB_LOSS_GAP,
+		[MRC_LOSS_TIMEOUT]	= MRC_MIB_LOSS_TIMEOUT,
+		[MRC_LOSS_TRIM]		= MRC_MIB_LOSS_TRIM,
+		[MRC_LOSS_PLANE_DOWN]	= MRC_MIB_LOSS_PLANE_DOWN,
+	};
 	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
 
@@ -403,6 +419,7 @@ static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 	cp->nr_inflight--;
 	cb->lost = 1;
 	list_add_tail(&skb->list, &msk->rtx_queue);
+	MRC_MSK_INC_STATS(msk, mib[why]);
 	if (why == MRC_LOSS_PLANE_DOWN)
 		return;
 	mrc_cc_on_loss(msk, cp, cb->psn);
@@ -590,14 +607,17 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	}
 	if (!cb || cb->psn != echo_psn) {
 		/* Acknowledged already, by an ACK that came faster. */
-		if (flags & MRC_F_ECE)
+		if (flags & MRC_F_ECE) {
+			MRC_MSK_INC_STATS(msk, MRC_MIB_ECE_RCVD);
 			mrc_ce_rcvd_late(msk, ntohs(ack->echo_ev));
+		}
 		return;
 	}
 	cp = &msk->planes[cb->plane];
 
 	if (type == MRC_PKT_NACK) {
 		trace_mrc_nack(msk, cb->plane, cb->ev, cb->psn, cb->dsn);
+		MRC_MSK_INC_STATS(msk, MRC_MIB_NACKS_RCVD);
 		cp->trims++;
 		if (!cb->lost)
 			mrc_mark_lost(msk, skb, MRC_LOSS_TRIM, now);
@@ -605,6 +625,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	}
 	mrc_rtt_rcvd(cp, ack, cb->sent, now);
 	if (flags & MRC_F_ECE) {
+		MRC_MSK_INC_STATS(msk, MRC_MIB_ECE_RCVD);
 		mrc_path_ce(cp, &msk->ev_table[cb->ev_idx]);
 		cp->ce_marked++;
 	}
@@ -730,6 +751,8 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 	hdr = mrc_push_hdr(skb, type, flags, mrc_some_ev(msk, id),
 			   msk->rcid, msk->lcid);
 	hdr->psn = htonl(msk->next_psn++);
+	if (type == MRC_PKT_NACK)
+		MRC_MSK_INC_STATS(msk, MRC_MIB_NACKS_SENT);
 	mrc_queue_xmit(queue, skb, &msk->sk, id, ntohs(hdr->ev),
 		       &msk->planes[id].raddr);
 }
@@ -812,6 +835,7 @@ u32 mrc_output_probe_ev(struct mrc_sock *msk, int id, u16 ev, u32 dsn,
 	skb_put_zero(skb, pad);
 	hdr = mrc_push_hdr(skb, MRC_PKT_PROBE, 0, ev, msk->rcid, msk->lcid);
 	hdr->psn = htonl(psn);
+	MRC_MSK_INC_STATS(msk, MRC_MIB_PROBES_SENT);
 	hdr->dsn = htonl(dsn);
 	mrc_queue_xmit(queue, skb, &msk->sk, id, ev, &msk->planes[id].raddr);
 	return psn;
@@ -836,6 +860,7 @@ void mrc_output_rst(struct mrc_sock *msk, struct sk_buff_head *queue)
 
 	if (id < 0)
 		id = msk->syn_plane;
+	MRC_MSK_INC_STATS(msk, MRC_MIB_RST_SENT);
 	mrc_output_rst_to(queue, id, msk->rcid, msk->lcid, msk->rcv_nxt,
 			  mrc_path_usable(msk, id) ? &msk->planes[id].raddr :
 						     &msk->daddr);

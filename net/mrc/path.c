@@ -112,6 +112,7 @@ static void mrc_path_retire(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	ev->next_probe = now + mrc_path_probe_interval(cp, 0);
 	cp->nr_active--;
 	cp->retirements++;
+	MRC_MSK_INC_STATS(msk, MRC_MIB_EV_RETIRED);
 }
 
 static void mrc_path_restore(struct mrc_sock *msk, struct mrc_conn_plane *cp,
@@ -124,6 +125,7 @@ static void mrc_path_restore(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	ev->skip = 0;
 	cp->nr_active++;
 	cp->restores++;
+	MRC_MSK_INC_STATS(msk, MRC_MIB_EV_RESTORED);
 }
 
 /*
@@ -452,8 +454,11 @@ static void mrc_path_refresh(struct mrc_sock *msk, struct sk_buff_head *queue)
 		if (!(msk->plane_mask & BIT(id)))
 			continue;
 		up = mrc_path_plane_up(msk, id);
-		if (cp->up != up)
+		if (cp->up != up) {
 			trace_mrc_plane(msk, id, up);
+			MRC_MSK_INC_STATS(msk, up ? MRC_MIB_PLANE_JOINED :
+						    MRC_MIB_PLANE_LEFT);
+		}
 		if (cp->up && !up) {
 			mrc_output_requeue_plane(msk, cp);
 		} else if (!cp->up && up) {

@@ -87,7 +87,7 @@ static const struct seq_operations mrc_seq_ops = {
 static int __net_init mrc_net_init(struct net *net)
 {
 	struct mrc_net *mn = mrc_pernet(net);
-	int i;
+	int i, err;
 
 	mn->net = net;
 	INIT_HLIST_HEAD(&mn->sockets);
@@ -106,11 +106,15 @@ static int __net_init mrc_net_init(struct net *net)
 		ratelimit_set_flags(&mn->rst_src_limit[i],
 				    RATELIMIT_MSG_ON_RELEASE);
 	}
-	mrc_plane_net_init(mn);
-
+	err = mrc_mib_net_init(mn);
+	if (err)
+		return err;
 	if (!proc_create_net("mrc", 0444, net->proc_net, &mrc_seq_ops,
-			     sizeof(struct seq_net_private)))
+			     sizeof(struct seq_net_private))) {
+		mrc_mib_net_exit(mn);
 		return -ENOMEM;
+	}
+	mrc_plane_net_init(mn);
 	return 0;
 }
 
@@ -122,6 +126,7 @@ static void __net_exit mrc_net_exit(struct net *net)
 	remove_proc_entry("mrc", net->proc_net);
 	/* Sockets hold a reference on their namespace. */
 	WARN_ON_ONCE(!hlist_empty(&mn->sockets));
+	mrc_mib_net_exit(mn);
 }
 
 static struct pernet_operations mrc_net_ops = {

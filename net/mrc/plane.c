@@ -317,6 +317,11 @@ struct mrc_plane *mrc_plane_add(struct mrc_net *mn,
 	plane->id = id;
 	plane->admin_up = cfg->admin_up;
 	plane->evs = cfg->evs;
+	plane->mib = alloc_percpu_gfp(struct mrc_plane_mib, GFP_KERNEL_ACCOUNT);
+	if (!plane->mib) {
+		err = -ENOMEM;
+		goto err_free;
+	}
 
 	err = mrc_plane_set_addr(plane, cfg, extack);
 	if (err)
@@ -334,6 +339,7 @@ struct mrc_plane *mrc_plane_add(struct mrc_net *mn,
 	return plane;
 
 err_free:
+	free_percpu(plane->mib);
 	kfree(plane);
 	return ERR_PTR(err);
 }
@@ -343,6 +349,7 @@ static void mrc_plane_free_rcu(struct rcu_head *head)
 	struct mrc_plane *plane = container_of(head, struct mrc_plane, rcu);
 
 	netdev_put(plane->dev, &plane->dev_tracker);
+	free_percpu(plane->mib);
 	kfree(plane);
 }
 

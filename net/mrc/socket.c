@@ -1032,6 +1032,7 @@ static void mrc_orphan(struct mrc_sock *msk)
 	if (!msk->dead && msk->hashed) {
 		if (atomic_inc_return(&mn->orphans) > MRC_MAX_ORPHANS) {
 			atomic_dec(&mn->orphans);
+			MRC_INC_STATS(mn, MRC_MIB_ORPHANS_RESET);
 			abort = true;
 		} else {
 			msk->orphan = true;

@@ -119,6 +119,7 @@ static void mrc_timer_established(struct mrc_sock *msk, u64 now,
 	u64 give_up = mrc_give_up_at(msk);
 
 	if (give_up && (s64)(now - give_up) > 0) {
+		MRC_MSK_INC_STATS(msk, MRC_MIB_PEER_TIMEOUTS);
 		mrc_output_rst(msk, queue);
 		mrc_conn_done(msk, ETIMEDOUT);
 		return;
@@ -138,11 +139,13 @@ static void mrc_timer_established(struct mrc_sock *msk, u64 now,
 		mrc_output_timeout(msk, now);
 		msk->backoff++;
 		msk->stats.timeouts++;
+		MRC_MSK_INC_STATS(msk, MRC_MIB_TIMEOUTS);
 	}
 	if (mrc_window_shut(msk) || (!list_empty(&msk->rtx_queue) &&
 				     msk->snd_una == msk->snd_nxt)) {
 		mrc_output_probe(msk, queue);
 		msk->wnd_probes++;
+		MRC_MSK_INC_STATS(msk, MRC_MIB_WND_PROBES);
 	}
 	mrc_path_probe(msk, now, queue);
 	mrc_path_validate(msk, now, queue);
@@ -167,6 +170,7 @@ static enum hrtimer_restart mrc_rto_fire(struct hrtimer *timer)
 		if (now < msk->syn_next)
 			break;
 		if (now - msk->syn_start > MRC_CONNECT_TIMEOUT_NS) {
+			MRC_MSK_INC_STATS(msk, MRC_MIB_CONNECT_TIMEOUTS);
 			mrc_conn_done(msk, ETIMEDOUT);
 			goto out;
 		}
@@ -175,10 +179,12 @@ static enum hrtimer_restart mrc_rto_fire(struct hrtimer *timer)
 					    min_t(u32, msk->backoff, 10),
 					    MRC_RTO_MAX_NS);
 		mrc_output_syn(msk, MRC_PKT_SYN, &queue);
+		MRC_MSK_INC_STATS(msk, MRC_MIB_SYN_RETRANS);
 		break;
 	case TCP_SYN_RECV:
 		/* Spoofed SYNs make connections that never complete. */
 		if (now - msk->syn_start >= MRC_SYN_RECV_TIMEOUT_NS) {
+			MRC_MSK_INC_STATS(msk, MRC_MIB_HALF_OPEN_TIMEOUTS);
 			mrc_conn_done(msk, ETIMEDOUT);
 			goto out;
 		}
@@ -188,8 +194,10 @@ static enum hrtimer_restart mrc_rto_fire(struct hrtimer *timer)
 		msk->syn_next = now + (MRC_RTO_INIT_NS <<
 				       min_t(u32, msk->backoff, 10));
 		if (msk->synack_sent < MRC_SYNACK_MAX &&
-		    !mrc_output_syn(msk, MRC_PKT_SYN_ACK, &queue))
+		    !mrc_output_syn(msk, MRC_PKT_SYN_ACK, &queue)) {
 			msk->synack_sent++;
+			MRC_MSK_INC_STATS(msk, MRC_MIB_SYN_RETRANS);
+		}
 		break;
 	case TCP_ESTABLISHED:
 		mrc_timer_established(msk, now, &queue);

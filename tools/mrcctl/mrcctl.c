@@ -35,7 +35,8 @@ static const char *const main_usage_lines[] = {
 };
 
 static const char main_usage_where[] =
-	"where  OBJECT := { plane | config | conn | monitor | showconf | help }\n"
+	"where  OBJECT := { plane | config | conn | monitor | stats | showconf |\n"
+	"                   help }\n"
 	"       OPTIONS := { -j[son] | -p[retty] | -s[tats] | -n[etns] NETNS }\n";
 
 static void main_usage(FILE *out)
@@ -51,6 +52,7 @@ static void full_usage(FILE *out)
 	usage_print(out, config_usage_lines, true);
 	usage_print(out, conn_usage_lines, true);
 	usage_print(out, monitor_usage_lines, true);
+	usage_print(out, stats_usage_lines, true);
 	fputs(main_usage_where, out);
 }
 
@@ -365,6 +367,7 @@ enum object {
 	OBJ_CONFIG,
 	OBJ_CONN,
 	OBJ_MONITOR,
+	OBJ_STATS,
 	OBJ_SHOWCONF,
 	OBJ_HELP,
 	OBJ_COUNT,
@@ -375,6 +378,7 @@ static const char *const object_names[OBJ_COUNT] = {
 	[OBJ_CONFIG]	= "config",
 	[OBJ_CONN]	= "conn",
 	[OBJ_MONITOR]	= "monitor",
+	[OBJ_STATS]	= "stats",
 	[OBJ_SHOWCONF]	= "showconf",
 	[OBJ_HELP]	= "help",
 };
@@ -394,6 +398,8 @@ int run_object(struct mrcctl *ctl, int argc, char **argv)
 		return do_conn(ctl, argc - 1, argv + 1);
 	case OBJ_MONITOR:
 		return do_monitor(ctl, argc - 1, argv + 1);
+	case OBJ_STATS:
+		return do_stats(ctl, argc - 1, argv + 1);
 	case OBJ_SHOWCONF:
 		return do_showconf(ctl, argc - 1, argv + 1);
 	case OBJ_HELP:

@@ -83,6 +83,7 @@ extern const char *const plane_usage_lines[];
 extern const char *const config_usage_lines[];
 extern const char *const conn_usage_lines[];
 extern const char *const monitor_usage_lines[];
+extern const char *const stats_usage_lines[];
 
 void plane_usage(FILE *out);
 int do_plane(struct mrcctl *ctl, int argc, char **argv);
@@ -92,6 +93,10 @@ void conn_usage(FILE *out);
 int do_conn(struct mrcctl *ctl, int argc, char **argv);
 void monitor_usage(FILE *out);
 int do_monitor(struct mrcctl *ctl, int argc, char **argv);
+void stats_usage(FILE *out);
+int do_stats(struct mrcctl *ctl, int argc, char **argv);
+int counters_show(struct mrcctl *ctl, const struct nlmsghdr *nlh,
+		  unsigned int attr, const char *key);
 
 int plane_showconf(struct mrcctl *ctl);
 int config_showconf(struct mrcctl *ctl);

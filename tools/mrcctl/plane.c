@@ -329,10 +329,21 @@ static int plane_show_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_ERROR;
 
 	plane_show_start(show);
-	if (show->ctl->json)
-		field_json(&show->ctl->jw, NULL, &plane_fields, tb);
-	else
+	if (show->ctl->json) {
+		json_obj_open(&show->ctl->jw, NULL);
+		field_json_members(&show->ctl->jw, &plane_fields, tb);
+		if (show->ctl->stats &&
+		    counters_show(show->ctl, nlh, MRC_PLANE_ATTR_COUNTER,
+				  "stats") < 0)
+			return MNL_CB_ERROR;
+		json_obj_close(&show->ctl->jw);
+	} else {
 		field_row(stdout, &plane_fields, tb);
+		if (show->ctl->stats &&
+		    counters_show(show->ctl, nlh, MRC_PLANE_ATTR_COUNTER,
+				  NULL) < 0)
+			return MNL_CB_ERROR;
+	}
 	return MNL_CB_OK;
 }
 

@@ -1,0 +1,333 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The namespace's counters (/proc/net/mrc_snmp, "mrcctl stats") and each
+# plane's ("mrcctl -s plane show"), moved by what the test makes happen:
+#
+# - the file and netlink name the same counters, in the same order, with
+#   the same values at rest; "stats -d" prints only what moved, and a
+#   namespace where nothing happens moves nothing;
+# - a 1 MiB transfer counts one active open at the client, one passive
+#   open at the server, one establishment at each end, at least the
+#   packets it needed sent and taken, and packets on both planes;
+# - a connect() to a port where nobody listens counts ConnectRefused at
+#   the client, an RST at the server;
+# - 50 DATA packets for no connection count exactly 50 InNoConn, and each
+#   either an RST or an RST held back by the limit; a packet of another
+#   version counts InMalformed; on IPv4, one without a UDP checksum counts
+#   InNoCsum; drop monitors see these drops with the reasons NO_SOCKET and
+#   UDP_CSUM (the skb:kfree_skb tracepoint);
+# - 20% loss on plane 1 under a transfer counts losses, resends and
+#   retired EVs at the sender, and once the loss is gone, restored EVs.
+#
+# IPv4 and IPv6, two planes.
+
+. "$(dirname "$0")/mrc_lib.sh"
+
+mrc_require_root
+
+mrc_need_mrcctl
+mrc_need_bin mrc_xfer
+mrc_need_cmd python3
+mrc_need_cmd tc
+XFER=$MRC_BIN/mrc_xfer
+mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
+if ! modprobe sch_netem 2> /dev/null && [ ! -d /sys/module/sch_netem ]; then
+	echo "# SKIP: no sch_netem"
+	exit "$KSFT_SKIP"
+fi
+
+TRACEFS=/sys/kernel/tracing
+[ -d "$TRACEFS/instances" ] || mount -t tracefs nodev "$TRACEFS" 2> /dev/null
+
+# The module's default encapsulation port (MRC_DEFAULT_UDP_PORT).
+UDP_PORT=4793
+
+mrc_plan 12
+
+suffix=$(printf '%04x' $RANDOM)
+tmp=$(mktemp -d)
+trace=$TRACEFS/instances/mrc-counters-$suffix
+port=9100
+C=mrcc-$suffix-c
+
+cleanup()
+{
+	mrc_kill_jobs
+	mrc_cleanup
+	[ -d "$trace" ] && rmdir "$trace"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# delta NS: "mrcctl stats -d" in NS, with a history of the test's own.
+delta()
+{
+	MRCCTL_STATS_HISTORY=$tmp/history.$1 "$MRCCTL" -n "$1" stats -d
+}
+
+# count NAME: NAME's value in the output of delta (0 when absent).
+count()
+{
+	awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' "$2"
+}
+
+# expect_count FILE NAME OP VALUE: NAME in FILE compares with VALUE.
+expect_count()
+{
+	local got
+
+	got=$(count "$2" "$1")
+	[ "$got" "$3" "$4" ] && return 0
+	mrc_fail "$2 is $got, expected $3 $4"
+	mrc_show "$1"
+	return 1
+}
+
+# same_names: /proc/net/mrc_snmp and "mrcctl -j stats" agree.
+same_names()
+{
+	ip netns exec "$C" cat /proc/net/mrc_snmp > "$tmp/snmp" || return 1
+	"$MRCCTL" -n "$C" -j stats > "$tmp/stats.json" || return 1
+	python3 - "$tmp/snmp" "$tmp/stats.json" << 'EOF'
+import json
+import sys
+
+lines = open(sys.argv[1]).read().split("\n")
+names, values = lines[0].split(), lines[1].split()
+assert names[0] == "MrcExt:" and values[0] == "MrcExt:", lines[:2]
+names, values = names[1:], [int(v) for v in values[1:]]
+assert len(names) == len(values) and len(names) >= 40, (len(names), len(values))
+stats = json.load(open(sys.argv[2]))
+assert list(stats) == names, (list(stats), names)
+# Nothing happens in this namespace: the values are the same.
+assert list(stats.values()) == values, (stats, values)
+EOF
+}
+
+# quiet: in a namespace where nothing happens, "stats -d" shows nothing
+# after its first run, and the first shows only zeros left out.
+quiet()
+{
+	delta "$C" > "$tmp/q1" || return 1
+	delta "$C" > "$tmp/q2" || return 1
+	[ ! -s "$tmp/q1" ] && [ ! -s "$tmp/q2" ] && return 0
+	mrc_fail "counters moved in an idle namespace"
+	mrc_show "$tmp/q1"
+	mrc_show "$tmp/q2"
+	return 1
+}
+
+# server PORT: a server on $B that reads what comes, in the background.
+server()
+{
+	rm -f "$tmp/s.out"
+	ip netns exec "$B" "$XFER" -l -p "$1" -T 120 > "$tmp/s.out" \
+		2> "$tmp/s.err" &
+	srv=$!
+	mrc_wait_for 30 mrc_server_ready "$tmp/s.out" "$srv" &&
+		mrc_said_ready "$tmp/s.out" ||
+		mrc_fail "server did not start: $(cat "$tmp/s.err")"
+}
+
+# plane_count NS ID NAME: counter NAME of plane ID in NS.
+plane_count()
+{
+	"$MRCCTL" -n "$1" -j -s plane show | python3 -c '
+import json, sys
+for p in json.load(sys.stdin):
+    if p["id"] == int(sys.argv[1]):
+        print(p["stats"][sys.argv[2]])
+' "$2" "$3"
+}
+
+# transfer: 1 MiB from A to B, counted at both ends and on both planes.
+transfer()
+{
+	local rc=0 id n
+
+	delta "$A" > /dev/null && delta "$B" > /dev/null || return 1
+	port=$((port + 1))
+	server "$port" || return 1
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 1M \
+		> /dev/null 2> "$tmp/c.err" ||
+		mrc_fail "transfer failed: $(cat "$tmp/c.err")" || return 1
+	wait "$srv" || mrc_fail "server: $(cat "$tmp/s.err")" || return 1
+	delta "$A" > "$tmp/a" && delta "$B" > "$tmp/b" || return 1
+	# 1 MiB is more than 700 packets of at most 1,500 bytes.
+	expect_count "$tmp/a" ActiveOpens = 1 || rc=1
+	expect_count "$tmp/a" Established = 1 || rc=1
+	expect_count "$tmp/a" PassiveOpens = 0 || rc=1
+	expect_count "$tmp/a" DataSent -ge 700 || rc=1
+	expect_count "$tmp/b" PassiveOpens = 1 || rc=1
+	expect_count "$tmp/b" Established = 1 || rc=1
+	expect_count "$tmp/b" ActiveOpens = 0 || rc=1
+	expect_count "$tmp/b" InPkts -ge 700 || rc=1
+	expect_count "$tmp/b" AcksSent -ge 1 || rc=1
+	for id in 1 2; do
+		n=$(plane_count "$A" "$id" OutPkts)
+		[ "${n:-0}" -gt 50 ] ||
+			mrc_fail "plane $id of A sent ${n:-no} packets" || rc=1
+		n=$(plane_count "$B" "$id" InPkts)
+		[ "${n:-0}" -gt 50 ] ||
+			mrc_fail "plane $id of B took ${n:-no} packets" || rc=1
+	done
+	return "$rc"
+}
+
+# refused: connect() where nobody listens.
+refused()
+{
+	local rc=0
+
+	delta "$A" > /dev/null && delta "$B" > /dev/null || return 1
+	ip netns exec "$A" "$XFER" -c "$peer" -p 9 -s 1K \
+		> /dev/null 2>&1 && mrc_fail "connect() to port 9 worked" &&
+		return 1
+	delta "$A" > "$tmp/a" && delta "$B" > "$tmp/b" || return 1
+	expect_count "$tmp/a" ConnectRefused = 1 || rc=1
+	expect_count "$tmp/a" RstRcvd = 1 || rc=1
+	expect_count "$tmp/b" RstStraySent = 1 || rc=1
+	expect_count "$tmp/b" InNoConn = 1 || rc=1
+	return "$rc"
+}
+
+# The peer that is no MRC host: a UDP socket on A's plane 1 address that
+# sends COUNT packets of KIND (data, version or nocsum) to PEER.
+cat > "$tmp/stray.py" << 'EOF'
+import socket
+import struct
+import sys
+
+src, peer, port, kind, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+family = socket.AF_INET6 if ":" in peer else socket.AF_INET
+s = socket.socket(family, socket.SOCK_DGRAM)
+s.bind((src, port))
+if kind == "nocsum":
+    s.setsockopt(socket.SOL_SOCKET, 11, 1)  # SO_NO_CHECK
+version = 2 if kind == "version" else 1
+for i in range(count):
+    # DATA (type 3) for connection 0x7700 + i, which nobody has.
+    hdr = struct.pack("!BBHIIIIII", version << 4 | 3, 0, 50000,
+                      0x7700 + i, 77, 0, 0, 0, 0)
+    s.sendto(hdr + b"x" * 64, (peer, port))
+EOF
+
+# stray KIND COUNT: send them from A to B's plane 1.
+stray()
+{
+	ip netns exec "$A" python3 "$tmp/stray.py" "$(mrc_addr "$fam" 1 1)" \
+		"$peer" "$UDP_PORT" "$1" "$2"
+}
+
+# kfree_skb_traced REASON N: the skb:kfree_skb events recorded show at
+# least N drops for REASON.
+kfree_skb_traced()
+{
+	local n
+
+	n=$(grep -c "reason: $1\$" "$trace/trace")
+	[ "$n" -ge "$2" ] && return 0
+	mrc_fail "$n drops with reason $1 traced, expected at least $2"
+}
+
+# strays: packets that name no connection, or are not MRC's.
+strays()
+{
+	local rc=0 limited sent
+
+	delta "$B" > /dev/null || return 1
+	if [ -d "$trace/events/skb/kfree_skb" ]; then
+		echo 0 > "$trace/tracing_on"
+		echo 1 > "$trace/events/skb/kfree_skb/enable"
+		: > "$trace/trace"
+		echo 1 > "$trace/tracing_on"
+	fi
+	stray data 50 || return 1
+	stray version 1 || return 1
+	[ "$fam" = 4 ] && { stray nocsum 1 || return 1; }
+	sleep 0.5
+	delta "$B" > "$tmp/b" || return 1
+	[ -d "$trace/events/skb/kfree_skb" ] && echo 0 > "$trace/tracing_on"
+	expect_count "$tmp/b" InNoConn = 50 || rc=1
+	sent=$(count RstStraySent "$tmp/b")
+	limited=$(count RstStrayLimited "$tmp/b")
+	[ $((sent + limited)) = 50 ] ||
+		mrc_fail "RSTs: $sent sent, $limited held back, not 50" || rc=1
+	expect_count "$tmp/b" InMalformed = 1 || rc=1
+	if [ "$fam" = 4 ]; then
+		expect_count "$tmp/b" InNoCsum = 1 || rc=1
+	fi
+	if [ -d "$trace/events/skb/kfree_skb" ]; then
+		kfree_skb_traced NO_SOCKET 50 || rc=1
+		if [ "$fam" = 4 ]; then
+			kfree_skb_traced UDP_CSUM 1 || rc=1
+		fi
+	else
+		mrc_info "no skb:kfree_skb event: drop reasons not checked"
+	fi
+	return "$rc"
+}
+
+# restored: A restored an EV since the loss began (deltas add up in a2).
+restored()
+{
+	delta "$A" >> "$tmp/a2" &&
+		[ "$(awk '$1 == "EvRestored" { s += $2 } END { print s + 0 }' \
+			"$tmp/a2")" -gt 0 ]
+}
+
+# lossy: 20% loss on A's plane 1 for three seconds of a long transfer.
+lossy()
+{
+	local rc=0
+
+	delta "$A" > /dev/null || return 1
+	port=$((port + 1))
+	server "$port" || return 1
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 4G -T 120 \
+		> /dev/null 2> "$tmp/c.err" &
+	cli=$!
+	sleep 1
+	tc -n "$A" qdisc add dev veth1 root netem loss 20% || return 1
+	sleep 3
+	tc -n "$A" qdisc del dev veth1 root
+	delta "$A" > "$tmp/a" || return 1
+	expect_count "$tmp/a" Retrans -ge 1 || rc=1
+	expect_count "$tmp/a" EvRetired -ge 1 || rc=1
+	[ $(($(count LossGap "$tmp/a") + $(count LossTimeout "$tmp/a"))) -gt 0 ] ||
+		mrc_fail "no loss counted" || rc=1
+	# Retired EVs come back once their probes get through.
+	: > "$tmp/a2"
+	mrc_wait_for 30 restored || mrc_fail "no EV restored" || rc=1
+	kill "$cli" "$srv" 2> /dev/null
+	wait "$cli" "$srv" 2> /dev/null
+	return "$rc"
+}
+
+mrc_ns_add "$C" || exit "$KSFT_FAIL"
+mkdir "$trace" 2> /dev/null
+mrc_check "/proc/net/mrc_snmp and netlink show the same counters" same_names
+mrc_check "an idle namespace's counters do not move" quiet
+
+for fam in 4 6; do
+	A=mrcc-$suffix-a$fam
+	B=mrcc-$suffix-b$fam
+	if ! mrc_ns_add "$A" "$B" || ! mrc_link_hosts "$A" "$B" "$fam" 1 2 ||
+	   ! mrc_add_planes "$A" "$B" "$fam" 1 2; then
+		mrc_fail "cannot build the IPv$fam topology"
+	fi
+	peer=$(mrc_addr "$fam" 1 2)
+	mrc_check "IPv$fam: a transfer counts opens, packets and both planes" \
+		transfer
+	mrc_check "IPv$fam: a refused connect() is counted at both ends" refused
+	mrc_check "IPv$fam: packets of no connection are counted and traced" \
+		strays
+	mrc_check "IPv$fam: losses count resends, retired and restored EVs" \
+		lossy
+	mrc_kill_jobs
+	ip netns del "$A"
+	ip netns del "$B"
+done
+
+mrc_finish
