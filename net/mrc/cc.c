@@ -66,6 +66,8 @@ static u64 mrc_measured_rto_ns(const struct mrc_conn_plane *cp)
  */
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
 {
+	u64 rto_min = mrc_us_ns(msk->params.rto_min_us);
+	u64 rto_max = max(mrc_ms_ns(msk->params.rto_max_ms), rto_min);
 	u64 rto, ceil;
 
 	/*
@@ -78,13 +80,15 @@ u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
 		rto = max(MRC_RTO_INIT_NS,
 			  mrc_measured_rto_ns(&msk->planes[msk->syn_plane]));
 	/*
-	 * MRC_RTO_MAX_NS bounds the backoff, not a measured round trip: a
-	 * timeout shorter than the round trip declares every packet lost
-	 * (and retires every EV) before its acknowledgment can come back,
-	 * as with a peer that takes seconds to answer.
+	 * rto_max bounds the backoff, not a measured round trip: a timeout
+	 * shorter than the round trip declares every packet lost (and
+	 * retires every EV) before its acknowledgment can come back, as with
+	 * a peer that takes seconds to answer.  Half the dead-peer timeout
+	 * bounds both.
 	 */
-	ceil = clamp_t(u64, rto, MRC_RTO_MAX_NS, MRC_RTO_CEIL_NS);
-	rto = clamp_t(u64, rto, MRC_RTO_MIN_NS, ceil);
+	ceil = max(mrc_ms_ns(msk->params.dead_peer_timeout_ms) / 2, rto_max);
+	ceil = clamp_t(u64, rto, rto_max, ceil);
+	rto = clamp_t(u64, rto, rto_min, ceil);
 	/*
 	 * The connection's backoff ends with any acknowledgment, the
 	 * plane's only with a round trip measured on it: a plane slower

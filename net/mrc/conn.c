@@ -414,7 +414,7 @@ int mrc_conn_set_planes(struct mrc_sock *msk, const struct mrc_syn *syn,
 	if (mrc_conn_draw_evs(msk, nr_shared))
 		return -ENOMEM;
 	for (i = 0; i < MRC_MAX_PLANES; i++) {
-		msk->planes[i].cwnd = MRC_INIT_CWND;
+		msk->planes[i].cwnd = msk->params.init_cwnd;
 		msk->planes[i].ssthresh = MRC_RING_SIZE;
 	}
 	return 0;

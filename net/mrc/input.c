@@ -48,7 +48,7 @@ static struct ratelimit_state *mrc_rst_src_limit(struct mrc_net *mn,
 
 /*
  * An RST for a packet that names no connection or listener here, at most
- * MRC_RST_PER_SOURCE a second to a source and MRC_RST_PER_SEC in all in a
+ * net.mrc.rst_rate_per_source a second to a source and net.mrc.rst_rate in a
  * namespace: forged packets must not make the host a reflector, nor use up
  * the RSTs that others wait for.
  */
@@ -479,7 +479,7 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 	u8 type = mrc_hdr_type(hdr), ack_type = MRC_PKT_ACK, ack_flags = 0;
 	enum mrc_mib_field drop_field = MRC_MIB_IN_CLOSED_DROPS;
 	struct mrc_net *mn = mrc_msk_net(msk);
-	u64 ack_delay = MRC_ACK_DELAY_NS;
+	u64 ack_delay = mrc_us_ns(msk->params.ack_delay_us);
 	struct sk_buff_head queue;
 	bool ack_now = false, nack;
 
@@ -530,7 +530,8 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 		 * acknowledgment.  Give it the time to come.
 		 */
 		if (mrc_rcv_short(msk, skb->len))
-			ack_delay = MRC_ACK_DELAY_APP_NS;
+			ack_delay = max_t(u64, ack_delay,
+					  MRC_ACK_DELAY_APP_NS);
 		nack = false;
 		ack_now = mrc_rcv_data(msk, hdr, skb, &nack);
 		skb = NULL;
@@ -609,7 +610,7 @@ static struct mrc_sock *mrc_listener_get(struct mrc_net *mn, u16 port)
  * address the SYN came from, which anybody can forge.  So a SYN is
  * answered only when it is padded to the size of a SYN_ACK, a half-open
  * connection answers at most MRC_SYNACK_MAX times, and a listener holds at
- * most MRC_HALF_OPEN_MAX of them, each for MRC_SYN_RECV_TIMEOUT_NS.
+ * most net.mrc.half_open_max of them, each for syn_recv_timeout_ms.
  */
 static void mrc_rcv_syn(struct mrc_net *mn, struct mrc_plane *plane,
 			const struct mrc_hdr *hdr, const struct mrc_addr *saddr,
@@ -667,7 +668,7 @@ static void mrc_rcv_syn(struct mrc_net *mn, struct mrc_plane *plane,
 		goto out;
 	}
 	if (lmsk->sk.sk_state == TCP_LISTEN &&
-	    lmsk->nr_half_open < MRC_HALF_OPEN_MAX &&
+	    lmsk->nr_half_open < READ_ONCE(mn->sysctl.half_open_max) &&
 	    !sk_acceptq_is_full(&lmsk->sk))
 		child = mrc_sock_create_child(lmsk, plane->id, hdr, syn,
 					      skb->len, saddr, &queue);

@@ -29,6 +29,46 @@
 #define MRC_RST_SOURCES		64	/* buckets of sources for RST limits */
 
 /**
+ * struct mrc_conn_params - what a connection takes from net.mrc.* when it
+ *	is made, and keeps
+ * @connect_timeout_ms: connect() gives up after this
+ * @syn_recv_timeout_ms: a half-open connection is forgotten after this
+ * @dead_peer_timeout_ms: a connection whose peer answers nothing for this
+ *	long is reset; half of it bounds the retransmission timeout
+ * @rto_min_us: the retransmission timeout's floor
+ * @rto_max_ms: the bound of the timeout's backoff
+ * @ack_delay_us: how long an acknowledgment may wait for more data
+ * @init_cwnd: each plane's first congestion window, in packets
+ */
+struct mrc_conn_params {
+	u32	connect_timeout_ms;
+	u32	syn_recv_timeout_ms;
+	u32	dead_peer_timeout_ms;
+	u32	rto_min_us;
+	u32	rto_max_ms;
+	u32	ack_delay_us;
+	u32	init_cwnd;
+};
+
+/**
+ * struct mrc_sysctl - a namespace's net.mrc.* tunables
+ * @conn: taken by each connection when it is made
+ * @rst_rate: RSTs a second for packets of no connection, in all
+ * @rst_rate_source: ... and to one bucket of sources
+ * @max_orphans: connections that may outlive their closed sockets
+ * @half_open_max: half-open connections of one listener
+ *
+ * Written by sysctl (process context), read locklessly.
+ */
+struct mrc_sysctl {
+	struct mrc_conn_params	conn;
+	u32			rst_rate;
+	u32			rst_rate_source;
+	u32			max_orphans;
+	u32			half_open_max;
+};
+
+/**
  * struct mrc_net - MRC state of one network namespace
  * @net: the namespace
  * @sockets: every MRC socket of the namespace, for /proc/net/mrc
@@ -46,6 +86,8 @@
  * @conns_by_peer: connections, by the peer's connection id (RCU readers)
  * @conns_lock: protects @conns and @conns_by_peer
  * @mib: the namespace's counters, per CPU (mib.h)
+ * @sysctl: the namespace's tunables
+ * @sysctl_header: their table, registered under net/mrc
  * @orphans: connections that outlive their closed socket
  * @rst_limit: bounds the RSTs sent for packets that name no connection
  * @rst_src_limit: the same for each source, by a keyed hash of its address,
@@ -71,6 +113,8 @@ struct mrc_net {
 	DECLARE_HASHTABLE(conns_by_peer, 10);
 	spinlock_t		conns_lock;	/* taken with BHs off */
 	struct mrc_mib __percpu	*mib;
+	struct mrc_sysctl	sysctl;
+	struct ctl_table_header	*sysctl_header;
 	atomic_t		orphans;
 	struct ratelimit_state	rst_limit;
 	struct ratelimit_state	rst_src_limit[MRC_RST_SOURCES];
@@ -367,6 +411,7 @@ struct mrc_ev {
  *	ones included
  * @accept_node: entry in the listener's @accept_queue
  * @stats: counters of the connection
+ * @params: the namespace's tunables when the connection was made
  *
  * The socket lock serialises the socket calls; @lock protects the protocol
  * state against the receive path (softirq) and the timers.  Calls that
@@ -469,6 +514,7 @@ struct mrc_sock {
 		u64	rx_ce;
 		u64	rx_trimmed;
 	} stats;
+	struct mrc_conn_params	params;
 };
 
 /* Control block of our DATA packets, on the send and receive sides. */
@@ -523,16 +569,16 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 	       !skb_queue_empty(&msk->write_queue);
 }
 
-/* Protocol constants; the design document explains them. */
+/*
+ * Protocol constants; the design document explains them.  Those an
+ * operator may change are net.mrc.* (struct mrc_sysctl).
+ */
 /* Room for the headers below us, ours and an acknowledgment riding along. */
 #define MRC_HEADROOM		(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
 				 sizeof(struct udphdr) + sizeof(struct mrc_hdr) + \
 				 sizeof(struct mrc_ack))
-#define MRC_INIT_CWND		32
 #define MRC_MIN_CWND		2
 #define MRC_ACK_EVERY		16
-#define MRC_RST_PER_SEC		1000
-#define MRC_RST_PER_SOURCE	100	/* a second, per bucket of sources */
 #define MRC_PUSH_BURST		64
 #define MRC_CE_SKIP		4
 #define MRC_PROBE_MIN_NS	(500 * NSEC_PER_USEC)
@@ -542,23 +588,14 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_VALIDATE_SERIES	4	/* 1 s, 2 s and 4 s apart: 27 s in all */
 #define MRC_VALIDATE_RETRY_NS	(1ULL * NSEC_PER_SEC)
 #define MRC_PSN_WINDOW		BIT(24)	/* echoes accepted, back from next_psn */
-#define MRC_HALF_OPEN_MAX	256	/* per listener */
 #define MRC_SYNACK_MAX		4	/* per half-open connection */
-#define MRC_SYN_RECV_TIMEOUT_NS	(3ULL * NSEC_PER_SEC)
-#define MRC_ACK_DELAY_NS	(50 * NSEC_PER_USEC)
 #define MRC_ACK_DELAY_APP_NS	(500 * NSEC_PER_USEC)
 #define MRC_RTO_INIT_NS		(20 * NSEC_PER_MSEC)
-#define MRC_RTO_MIN_NS		(1 * NSEC_PER_MSEC)
 #define MRC_TIMER_MIN_NS	(10 * NSEC_PER_USEC)
 #define MRC_RTO_VAR_MIN_NS	(2 * NSEC_PER_MSEC)
-#define MRC_RTO_MAX_NS		(1 * NSEC_PER_SEC)
-#define MRC_RTO_CEIL_NS		(MRC_DEAD_TIMEOUT_NS / 2)	/* a slow round trip */
 #define MRC_REORDER_MIN_NS	(200 * NSEC_PER_USEC)
-#define MRC_CONNECT_TIMEOUT_NS	(12ULL * NSEC_PER_SEC)
-#define MRC_DEAD_TIMEOUT_NS	(10ULL * NSEC_PER_SEC)
 #define MRC_FIN_WAIT_NS		(10ULL * NSEC_PER_SEC)
 #define MRC_ORPHAN_STALL_NS	(10ULL * NSEC_PER_SEC)
-#define MRC_MAX_ORPHANS		4096	/* per namespace */
 #define MRC_WND_PROBE_MAX_NS	(2ULL * NSEC_PER_SEC)
 #define MRC_TIME_WAIT_NS	(50 * NSEC_PER_MSEC)
 #define MRC_SNDBUF_STREAM	(4 << 20)
@@ -727,6 +764,19 @@ extern int sysctl_mrc_wmem[3];
 extern int sysctl_mrc_rmem[3];
 int mrc_sysctl_init(void);
 void mrc_sysctl_exit(void);
+void mrc_sysctl_net_defaults(struct mrc_net *mn);
+int mrc_sysctl_net_init(struct mrc_net *mn);
+void mrc_sysctl_net_exit(struct mrc_net *mn);
+
+static inline u64 mrc_ms_ns(u32 ms)
+{
+	return (u64)ms * NSEC_PER_MSEC;
+}
+
+static inline u64 mrc_us_ns(u32 us)
+{
+	return (u64)us * NSEC_PER_USEC;
+}
 
 /* netlink.c */
 int mrc_netlink_init(void);

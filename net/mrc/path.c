@@ -152,7 +152,7 @@ static bool mrc_path_probing(const struct mrc_sock *msk, u64 now)
 	return msk->snd_una != msk->snd_nxt ||
 	       !list_empty(&msk->rtx_queue) ||
 	       !skb_queue_empty(&msk->write_queue) ||
-	       now - msk->last_rcv < MRC_DEAD_TIMEOUT_NS;
+	       now - msk->last_rcv < mrc_ms_ns(msk->params.dead_peer_timeout_ms);
 }
 
 /*

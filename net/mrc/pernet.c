@@ -97,25 +97,35 @@ static int __net_init mrc_net_init(struct net *net)
 	hash_init(mn->conns);
 	hash_init(mn->conns_by_peer);
 	spin_lock_init(&mn->conns_lock);
+	mrc_sysctl_net_defaults(mn);
 	/* Quietly: the peer decides how often these limits are hit. */
-	ratelimit_state_init(&mn->rst_limit, HZ, MRC_RST_PER_SEC);
+	ratelimit_state_init(&mn->rst_limit, HZ, mn->sysctl.rst_rate);
 	ratelimit_set_flags(&mn->rst_limit, RATELIMIT_MSG_ON_RELEASE);
 	for (i = 0; i < MRC_RST_SOURCES; i++) {
 		ratelimit_state_init(&mn->rst_src_limit[i], HZ,
-				     MRC_RST_PER_SOURCE);
+				     mn->sysctl.rst_rate_source);
 		ratelimit_set_flags(&mn->rst_src_limit[i],
 				    RATELIMIT_MSG_ON_RELEASE);
 	}
 	err = mrc_mib_net_init(mn);
 	if (err)
 		return err;
+	err = mrc_sysctl_net_init(mn);
+	if (err)
+		goto err_mib;
 	if (!proc_create_net("mrc", 0444, net->proc_net, &mrc_seq_ops,
 			     sizeof(struct seq_net_private))) {
-		mrc_mib_net_exit(mn);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto err_sysctl;
 	}
 	mrc_plane_net_init(mn);
 	return 0;
+
+err_sysctl:
+	mrc_sysctl_net_exit(mn);
+err_mib:
+	mrc_mib_net_exit(mn);
+	return err;
 }
 
 static void __net_exit mrc_net_exit(struct net *net)
@@ -126,6 +136,7 @@ static void __net_exit mrc_net_exit(struct net *net)
 	remove_proc_entry("mrc", net->proc_net);
 	/* Sockets hold a reference on their namespace. */
 	WARN_ON_ONCE(!hlist_empty(&mn->sockets));
+	mrc_sysctl_net_exit(mn);
 	mrc_mib_net_exit(mn);
 }
 

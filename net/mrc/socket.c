@@ -344,6 +344,8 @@ static void mrc_sock_init(struct sock *sk, int type)
 			    min(READ_ONCE(sysctl_mrc_rmem[1]),
 				READ_ONCE(sysctl_mrc_rmem[2])));
 	mrc_conn_init(msk);
+	/* A torn copy mixes two valid settings: no lock is needed. */
+	msk->params = mrc_msk_net(msk)->sysctl.conn;
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, 1);
 	mrc_pernet_link_sock(msk);
 	msk->listed = true;
@@ -562,7 +564,7 @@ out:
  * listener's accept queue, but neither counted in its backlog nor given
  * to accept(), until a packet from the client names the child's id
  * (mrc_sock_child_established()); one that never does ends after
- * MRC_SYN_RECV_TIMEOUT_NS and leaves the queue (mrc_sock_child_forget()).
+ * net.mrc.syn_recv_timeout_ms and leaves the queue (mrc_sock_child_forget()).
  *
  * The listener's lock, then the child's (nested), protect the accept queue
  * and each child's @parent and @half_open; a child holds a reference on
@@ -1020,7 +1022,7 @@ static void mrc_linger(struct mrc_sock *msk)
 
 /*
  * The connection outlives the socket to deliver what is queued; a
- * namespace keeps at most MRC_MAX_ORPHANS such connections, and resets
+ * namespace keeps at most net.mrc.max_orphans such connections, and resets
  * the rest at once.
  */
 static void mrc_orphan(struct mrc_sock *msk)
@@ -1030,7 +1032,8 @@ static void mrc_orphan(struct mrc_sock *msk)
 
 	spin_lock_bh(&msk->lock);
 	if (!msk->dead && msk->hashed) {
-		if (atomic_inc_return(&mn->orphans) > MRC_MAX_ORPHANS) {
+		if (atomic_inc_return(&mn->orphans) >
+		    READ_ONCE(mn->sysctl.max_orphans)) {
 			atomic_dec(&mn->orphans);
 			MRC_INC_STATS(mn, MRC_MIB_ORPHANS_RESET);
 			abort = true;

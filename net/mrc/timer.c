@@ -39,7 +39,8 @@ static bool mrc_window_shut(const struct mrc_sock *msk)
 
 /*
  * When an established connection gives up on its peer, 0 while nothing is
- * outstanding: 10 s without progress, or for an orphan 10 s without its
+ * outstanding: net.mrc.dead_peer_timeout_ms (10 s) without progress, or
+ * for an orphan 10 s without its
  * data taken (a peer that answers but never opens its window, or never
  * acknowledges: nobody will read what the orphan still holds).
  */
@@ -49,7 +50,7 @@ static u64 mrc_give_up_at(const struct mrc_sock *msk)
 
 	if (!mrc_conn_outstanding(msk))
 		return 0;
-	t = msk->last_progress + MRC_DEAD_TIMEOUT_NS;
+	t = msk->last_progress + mrc_ms_ns(msk->params.dead_peer_timeout_ms);
 	if (msk->closed)
 		t = min(t, msk->last_advance + MRC_ORPHAN_STALL_NS);
 	return t;
@@ -64,8 +65,8 @@ static u64 mrc_next_deadline(struct mrc_sock *msk)
 	case TCP_SYN_SENT:
 		return msk->syn_next;
 	case TCP_SYN_RECV:
-		return min(msk->syn_next,
-			   msk->syn_start + MRC_SYN_RECV_TIMEOUT_NS);
+		return min(msk->syn_next, msk->syn_start +
+			   mrc_ms_ns(msk->params.syn_recv_timeout_ms));
 	case TCP_ESTABLISHED:
 		when = mrc_output_next_timeout(msk);
 		if (!list_empty(&msk->rtx_queue) || mrc_window_shut(msk)) {
@@ -169,7 +170,8 @@ static enum hrtimer_restart mrc_rto_fire(struct hrtimer *timer)
 	case TCP_SYN_SENT:
 		if (now < msk->syn_next)
 			break;
-		if (now - msk->syn_start > MRC_CONNECT_TIMEOUT_NS) {
+		if (now - msk->syn_start >
+		    mrc_ms_ns(msk->params.connect_timeout_ms)) {
 			MRC_MSK_INC_STATS(msk, MRC_MIB_CONNECT_TIMEOUTS);
 			mrc_conn_done(msk, ETIMEDOUT);
 			goto out;
@@ -177,13 +179,14 @@ static enum hrtimer_restart mrc_rto_fire(struct hrtimer *timer)
 		msk->backoff++;
 		msk->syn_next = now + min_t(u64, MRC_RTO_INIT_NS <<
 					    min_t(u32, msk->backoff, 10),
-					    MRC_RTO_MAX_NS);
+					    mrc_ms_ns(msk->params.rto_max_ms));
 		mrc_output_syn(msk, MRC_PKT_SYN, &queue);
 		MRC_MSK_INC_STATS(msk, MRC_MIB_SYN_RETRANS);
 		break;
 	case TCP_SYN_RECV:
 		/* Spoofed SYNs make connections that never complete. */
-		if (now - msk->syn_start >= MRC_SYN_RECV_TIMEOUT_NS) {
+		if (now - msk->syn_start >=
+		    mrc_ms_ns(msk->params.syn_recv_timeout_ms)) {
 			MRC_MSK_INC_STATS(msk, MRC_MIB_HALF_OPEN_TIMEOUTS);
 			mrc_conn_done(msk, ETIMEDOUT);
 			goto out;

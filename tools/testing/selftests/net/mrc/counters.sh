@@ -43,7 +43,7 @@ TRACEFS=/sys/kernel/tracing
 # The module's default encapsulation port (MRC_DEFAULT_UDP_PORT).
 UDP_PORT=4793
 
-mrc_plan 12
+mrc_plan 10
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -193,7 +193,8 @@ refused()
 }
 
 # The peer that is no MRC host: a UDP socket on A's plane 1 address that
-# sends COUNT packets of KIND (data, version or nocsum) to PEER.
+# sends COUNT packets of KIND (data, version or nocsum) to PEER's MRC port
+# (the RSTs go to A's plane socket, whatever the source port).
 cat > "$tmp/stray.py" << 'EOF'
 import socket
 import struct
@@ -202,7 +203,7 @@ import sys
 src, peer, port, kind, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
 family = socket.AF_INET6 if ":" in peer else socket.AF_INET
 s = socket.socket(family, socket.SOCK_DGRAM)
-s.bind((src, port))
+s.bind((src, 0))  # A's plane socket has the MRC port
 if kind == "nocsum":
     s.setsockopt(socket.SOL_SOCKET, 11, 1)  # SO_NO_CHECK
 version = 2 if kind == "version" else 1
