@@ -487,7 +487,10 @@ struct mrc_nl_conn {
 		u64		restores;
 		u64		ce_marks;
 		u64		nacks;
+		u16		first_retired;	/* in @retired */
+		u16		nr_retired;
 	} planes[MRC_MAX_PLANES];
+	u16			retired[MRC_MAX_EVS];	/* EV ports, by plane */
 };
 
 static u32 mrc_nl_conn_state(const struct mrc_sock *msk)
@@ -514,6 +517,7 @@ static u32 mrc_nl_conn_state(const struct mrc_sock *msk)
  */
 static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
 {
+	u16 nr_retired = 0;
 	int id;
 
 	spin_lock_bh(&msk->lock);
@@ -535,9 +539,16 @@ static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
 		const struct mrc_conn_plane *cp = &msk->planes[id];
 		struct mrc_nl_conn_plane *p = &c->planes[id];
+		u32 i;
 
 		if (!(c->plane_mask & BIT(id)))
 			continue;
+		/* The planes' EVs together are at most MRC_MAX_EVS. */
+		p->first_retired = nr_retired;
+		for (i = 0; i < cp->nr_evs && nr_retired < MRC_MAX_EVS; i++)
+			if (cp->evs[i].state == MRC_EV_RETIRED)
+				c->retired[nr_retired++] = cp->evs[i].port;
+		p->nr_retired = nr_retired - p->first_retired;
 		p->peer_addr = cp->raddr;
 		p->evs = cp->nr_evs;
 		p->cwnd = cp->cwnd;
@@ -567,11 +578,18 @@ static size_t mrc_nl_conn_size(const struct mrc_nl_conn *c)
 		       nla_total_size(sizeof(struct in6_addr)) +
 		       9 * nla_total_size_64bit(sizeof(u64));
 
+	size_t retired = 0;
+	int id;
+
+	for (id = 0; id < MRC_MAX_PLANES; id++)
+		if (c->plane_mask & BIT(id))
+			retired += c->planes[id].nr_retired;
 	return 8 * nla_total_size(sizeof(u32)) +
 	       2 * nla_total_size(sizeof(u16)) +
 	       nla_total_size(sizeof(struct in6_addr)) +
 	       7 * nla_total_size_64bit(sizeof(u64)) +
-	       hweight32(c->plane_mask) * plane;
+	       hweight32(c->plane_mask) * plane +
+	       retired * nla_total_size(sizeof(u16));
 }
 
 static int mrc_nl_put_addr(struct sk_buff *skb, int attr4, int attr6,
@@ -585,9 +603,11 @@ static int mrc_nl_put_addr(struct sk_buff *skb, int attr4, int attr6,
 }
 
 static int mrc_nl_fill_conn_plane(struct sk_buff *skb,
-				  const struct mrc_nl_conn_plane *p, int id)
+				  const struct mrc_nl_conn *c, int id)
 {
+	const struct mrc_nl_conn_plane *p = &c->planes[id];
 	struct nlattr *nest;
+	u16 i;
 
 	nest = nla_nest_start(skb, MRC_CONN_ATTR_PLANE);
 	if (!nest)
@@ -618,12 +638,18 @@ static int mrc_nl_fill_conn_plane(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_CE_MARKS,
 			      p->ce_marks, MRC_CONN_PLANE_ATTR_PAD) ||
 	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_NACKS,
-			      p->nacks, MRC_CONN_PLANE_ATTR_PAD)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
+			      p->nacks, MRC_CONN_PLANE_ATTR_PAD))
+		goto nla_put_failure;
+	for (i = 0; i < p->nr_retired; i++)
+		if (nla_put_u16(skb, MRC_CONN_PLANE_ATTR_RETIRED_EV,
+				c->retired[p->first_retired + i]))
+			goto nla_put_failure;
 	nla_nest_end(skb, nest);
 	return 0;
+
+nla_put_failure:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
 }
 
 static int mrc_nl_put_conn_stats(struct sk_buff *skb,
@@ -676,7 +702,7 @@ static int mrc_nl_fill_conn(struct sk_buff *skb, const struct mrc_nl_conn *c,
 
 	for (id = 0; id < MRC_MAX_PLANES; id++)
 		if ((c->plane_mask & BIT(id)) &&
-		    mrc_nl_fill_conn_plane(skb, &c->planes[id], id))
+		    mrc_nl_fill_conn_plane(skb, c, id))
 			goto nla_put_failure;
 
 	genlmsg_end(skb, hdr);

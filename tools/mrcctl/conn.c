@@ -320,6 +320,7 @@ static const struct nl_policy conn_plane_policy[MRC_CONN_PLANE_ATTR_MAX + 1] = {
 	[MRC_CONN_PLANE_ATTR_RESTORES]		= { MNL_TYPE_U64 },
 	[MRC_CONN_PLANE_ATTR_CE_MARKS]		= { MNL_TYPE_U64 },
 	[MRC_CONN_PLANE_ATTR_NACKS]		= { MNL_TYPE_U64 },
+	[MRC_CONN_PLANE_ATTR_RETIRED_EV]	= { MNL_TYPE_U16 },
 };
 
 /* The text line starts with "plane ID", printed apart. */
@@ -433,6 +434,31 @@ static void conn_show_start(struct conn_show *show)
 	}
 }
 
+/*
+ * The EVs of a plane out of use (-s): the UDP source ports, and on IPv6
+ * the flow labels, that a network engineer maps to fabric links.
+ */
+static void conn_show_retired(struct mrcctl *ctl, const struct nlattr *plane)
+{
+	const struct nlattr *attr;
+	bool first = true;
+
+	if (ctl->json)
+		json_arr_open(&ctl->jw, "retired_evs");
+	mnl_attr_for_each_nested(attr, plane) {
+		if (mnl_attr_get_type(attr) != MRC_CONN_PLANE_ATTR_RETIRED_EV)
+			continue;
+		if (ctl->json)
+			json_uint(&ctl->jw, NULL, mnl_attr_get_u16(attr));
+		else
+			printf("%s%u", first ? " retired_evs " : ",",
+			       mnl_attr_get_u16(attr));
+		first = false;
+	}
+	if (ctl->json)
+		json_arr_close(&ctl->jw);
+}
+
 /* Print the planes of a connection, as lines or as a JSON array. */
 static int conn_show_planes(struct conn_show *show, const struct nlmsghdr *nlh)
 {
@@ -452,9 +478,11 @@ static int conn_show_planes(struct conn_show *show, const struct nlmsghdr *nlh)
 		if (ctl->json) {
 			json_obj_open(&ctl->jw, NULL);
 			field_json_members(&ctl->jw, &conn_plane_fields, tb);
-			if (ctl->stats)
+			if (ctl->stats) {
 				field_json_members(&ctl->jw,
 						   &conn_plane_stats_fields, tb);
+				conn_show_retired(ctl, attr);
+			}
 			json_obj_close(&ctl->jw);
 			continue;
 		}
@@ -465,9 +493,11 @@ static int conn_show_planes(struct conn_show *show, const struct nlmsghdr *nlh)
 			snprintf(id, sizeof(id), "-");
 		printf("  plane %s", id);
 		field_pairs(stdout, &conn_plane_fields, tb, " ", "");
-		if (ctl->stats)
+		if (ctl->stats) {
 			field_pairs(stdout, &conn_plane_stats_fields, tb, " ",
 				    "");
+			conn_show_retired(ctl, attr);
+		}
 		putchar('\n');
 	}
 	if (ctl->json)

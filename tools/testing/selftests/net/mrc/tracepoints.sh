@@ -10,8 +10,9 @@
 #   from an mrc_send event of plane 1, a tc filter on plane 1 drops the
 #   packets that carry it (by UDP source port on IPv4, by flow label on
 #   IPv6, so that the port and label the events print are the ones on the
-#   wire), mrc_ev_retire names that EV and plane; once the filter is
-#   gone, mrc_ev_restore names it;
+#   wire), mrc_ev_retire names that EV and plane, and "mrcctl -s conn
+#   show" lists it among plane 1's retired EVs; once the filter is gone,
+#   mrc_ev_restore names it;
 # - mrc_plane shows plane 2 leave a connection when its link goes down
 #   mid-transfer, and join it again when the link comes back.
 #
@@ -24,6 +25,7 @@ mrc_require_root
 mrc_need_mrcctl
 mrc_need_bin mrc_xfer
 mrc_need_cmd tc
+mrc_need_cmd python3
 XFER=$MRC_BIN/mrc_xfer
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 for mod in sch_prio cls_u32; do
@@ -163,6 +165,18 @@ dropped()
 		grep -o -m 1 'dropped [0-9]*' | cut -d' ' -f2
 }
 
+# retired_shown EV: "mrcctl -j -s conn show" lists EV among the retired
+# EVs of plane 1 of a connection of $A.
+retired_shown()
+{
+	"$MRCCTL" -n "$A" -j -s conn show | python3 -c '
+import json, sys
+ev = int(sys.argv[1])
+sys.exit(0 if any(ev in p.get("retired_evs", [])
+                  for c in json.load(sys.stdin)
+                  for p in c["planes"] if p["id"] == 1) else 1)' "$1"
+}
+
 # black_hole: a long transfer; one EV of plane 1 black-holed, then healed.
 black_hole()
 {
@@ -188,6 +202,9 @@ black_hole()
 	[ "$fam" = 4 ] && label=0x00000 || label=$(printf '0x%05x' "$ev")
 	mrc_wait_for 20 traced "mrc_ev_retire: $cid plane=1 ev=$ev flowlabel=$label " ||
 		mrc_fail "no mrc_ev_retire for EV $ev: $(grep -c mrc_ev_retire "$trace/trace") others" ||
+		return 1
+	retired_shown "$ev" ||
+		mrc_fail "mrcctl -s conn show does not list EV $ev as retired" ||
 		return 1
 	n=$(dropped)
 	mrc_info "the filter dropped ${n:-no} packets"
