@@ -75,6 +75,7 @@ struct mrc_sysctl {
  * @sockets_lock: protects @sockets
  * @planes: the namespace's planes, by id
  * @nr_planes: number of entries in @planes
+ * @pending_planes: planes whose device went away, waiting for it
  * @udp_port: UDP port of the encapsulation, host order
  * @default_evs: entropy values per plane unless a plane sets its own
  * @refresh_work: recomputes plane states after address changes
@@ -93,8 +94,9 @@ struct mrc_sysctl {
  * @rst_src_limit: the same for each source, by a keyed hash of its address,
  *	so that one host's junk does not use up everybody's RSTs
  *
- * @planes, @nr_planes, @udp_port and @default_evs change under RTNL;
- * @planes is also an RCU list for readers on the data path.
+ * @planes, @nr_planes, @pending_planes, @udp_port and @default_evs change
+ * under RTNL; @planes is also an RCU list for readers on the data path, and
+ * @pending_planes one for netlink readers.
  */
 struct mrc_net {
 	struct net		*net;
@@ -102,6 +104,7 @@ struct mrc_net {
 	spinlock_t		sockets_lock;	/* taken with BHs off */
 	struct list_head	planes;
 	unsigned int		nr_planes;
+	struct list_head	pending_planes;
 	u16			udp_port;
 	u32			default_evs;
 	struct work_struct	refresh_work;
@@ -148,6 +151,8 @@ struct mrc_addr {
  * @state: an &enum mrc_plane_state, derived from the rest
  * @evs: entropy values per connection, 0 for the namespace default
  * @mib: the plane's counters, per CPU (mib.h)
+ * @addr_auto: the plane picked its address from the device's: it picks
+ *	again when it comes back after losing its device
  *
  * Every field but @state is set under RTNL; @state is written under RTNL
  * and read locklessly on the data path.
@@ -167,6 +172,40 @@ struct mrc_plane {
 	u8			state;
 	u32			evs;
 	struct mrc_plane_mib __percpu *mib;
+	bool			addr_auto;
+};
+
+/**
+ * struct mrc_plane_pending - a plane that waits for its device to return
+ * @list: entry in &mrc_net.pending_planes
+ * @rcu: frees it after netlink readers are done
+ * @ifname: name of the device it waits for, in its namespace
+ * @family: AF_INET or AF_INET6 for an address given to "plane add";
+ *	AF_UNSPEC when the plane picks the device's first address again
+ * @addr4: that IPv4 address
+ * @addr6: that IPv6 address
+ * @id: the plane's id, which stays reserved for it
+ * @admin_up: as in &struct mrc_plane
+ * @evs: as in &struct mrc_plane
+ *
+ * When a plane's device is unregistered (deleted, its driver unloaded, or
+ * moved to another namespace), the plane's settings are kept here and the
+ * plane itself is removed as "plane del" removes it: the data path never
+ * sees a plane without a device.  When a device of that name registers in
+ * the namespace, or takes that name, the plane is made again from these
+ * settings, with the same id.  Created, changed and freed under RTNL; read
+ * under RCU by netlink dumps.
+ */
+struct mrc_plane_pending {
+	struct list_head	list;
+	struct rcu_head		rcu;
+	char			ifname[IFNAMSIZ];
+	sa_family_t		family;
+	__be32			addr4;
+	struct in6_addr		addr6;
+	u8			id;
+	bool			admin_up;
+	u32			evs;
 };
 
 /* Parameters of a plane to add, from netlink. */
@@ -637,6 +676,13 @@ struct mrc_plane *mrc_plane_add(struct mrc_net *mn,
 void mrc_plane_del(struct mrc_plane *plane);
 void mrc_plane_update(struct mrc_plane *plane, bool admin_up, u32 evs);
 u32 mrc_plane_evs(const struct mrc_plane *plane);
+struct mrc_plane_pending *mrc_plane_pending_find(struct mrc_net *mn, int id,
+						 const char *ifname);
+void mrc_plane_pending_del(struct mrc_net *mn,
+			   struct mrc_plane_pending *pending);
+void mrc_plane_pending_update(struct mrc_net *mn,
+			      struct mrc_plane_pending *pending,
+			      bool admin_up, u32 evs);
 
 /* socket.c */
 u32 mrc_mss_truesize(u32 mss);
@@ -782,5 +828,7 @@ static inline u64 mrc_us_ns(u32 us)
 int mrc_netlink_init(void);
 void mrc_netlink_exit(void);
 void mrc_nl_notify_plane(const struct mrc_plane *plane, u8 cmd);
+void mrc_nl_notify_pending(struct mrc_net *mn,
+			   const struct mrc_plane_pending *pending, u8 cmd);
 
 #endif /* _NET_MRC_MRC_H */

@@ -69,16 +69,64 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
-static int mrc_nl_reply_plane(const struct mrc_plane *plane,
+/* A pending plane has no device: no ifindex, no MTU. */
+static int mrc_nl_fill_pending(struct sk_buff *skb, const struct mrc_net *mn,
+			       const struct mrc_plane_pending *pending,
+			       u32 portid, u32 seq, int flags, u8 cmd)
+{
+	u32 evs = READ_ONCE(pending->evs) ?: READ_ONCE(mn->default_evs);
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &mrc_genl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+
+	if (nla_put_u32(skb, MRC_PLANE_ATTR_ID, pending->id) ||
+	    nla_put_string(skb, MRC_PLANE_ATTR_IFNAME, pending->ifname) ||
+	    nla_put_u8(skb, MRC_PLANE_ATTR_ADMIN_UP,
+		       READ_ONCE(pending->admin_up)) ||
+	    nla_put_u32(skb, MRC_PLANE_ATTR_STATE,
+			MRC_PLANE_STATE_NO_DEVICE) ||
+	    nla_put_u32(skb, MRC_PLANE_ATTR_EVS, evs))
+		goto nla_put_failure;
+
+	if (pending->family == AF_INET) {
+		if (nla_put_in_addr(skb, MRC_PLANE_ATTR_ADDR4, pending->addr4))
+			goto nla_put_failure;
+	} else if (pending->family == AF_INET6) {
+		if (nla_put_in6_addr(skb, MRC_PLANE_ATTR_ADDR6,
+				     &pending->addr6))
+			goto nla_put_failure;
+	}
+
+	genlmsg_end(skb, hdr);
+	return 0;
+
+nla_put_failure:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/* Reply with @plane, or with @pending when there is no plane. */
+static int mrc_nl_reply_plane(struct mrc_net *mn,
+			      const struct mrc_plane *plane,
+			      const struct mrc_plane_pending *pending,
 			      struct genl_info *info)
 {
 	struct sk_buff *msg;
+	int err;
 
 	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	if (mrc_nl_fill_plane(msg, plane, info->snd_portid, info->snd_seq, 0,
-			      info->genlhdr->cmd)) {
+	if (plane)
+		err = mrc_nl_fill_plane(msg, plane, info->snd_portid,
+					info->snd_seq, 0, info->genlhdr->cmd);
+	else
+		err = mrc_nl_fill_pending(msg, mn, pending, info->snd_portid,
+					  info->snd_seq, 0,
+					  info->genlhdr->cmd);
+	if (err) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -102,6 +150,26 @@ void mrc_nl_notify_plane(const struct mrc_plane *plane, u8 cmd)
 		return;
 	}
 	genlmsg_multicast_netns(&mrc_genl_family, net, msg, 0,
+				MRC_NLGRP_MONITOR, GFP_KERNEL);
+}
+
+/* The same for a plane that lost its device; under RTNL too. */
+void mrc_nl_notify_pending(struct mrc_net *mn,
+			   const struct mrc_plane_pending *pending, u8 cmd)
+{
+	struct sk_buff *msg;
+
+	if (!genl_has_listeners(&mrc_genl_family, mn->net, MRC_NLGRP_MONITOR))
+		return;
+
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	if (mrc_nl_fill_pending(msg, mn, pending, 0, 0, 0, cmd)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_multicast_netns(&mrc_genl_family, mn->net, msg, 0,
 				MRC_NLGRP_MONITOR, GFP_KERNEL);
 }
 
@@ -133,32 +201,56 @@ static struct net_device *mrc_nl_get_dev(struct net *net,
 	return dev;
 }
 
-/* The plane that a request names by id or device. */
-static struct mrc_plane *mrc_nl_get_plane(struct mrc_net *mn,
-					  struct genl_info *info)
+/*
+ * The plane that a request names by id or device, in *@planep, or the
+ * pending plane in *@pendingp.  A pending plane is named by its id, or by
+ * the name of its device when no device has that name.  Under RTNL.
+ */
+static int mrc_nl_get_plane(struct mrc_net *mn, struct genl_info *info,
+			    struct mrc_plane **planep,
+			    struct mrc_plane_pending **pendingp)
 {
+	struct nlattr *ifname = info->attrs[MRC_PLANE_ATTR_IFNAME];
 	struct nlattr *id = info->attrs[MRC_PLANE_ATTR_ID];
+	struct mrc_plane_pending *pending = NULL;
 	struct net_device *dev = NULL;
 	struct mrc_plane *plane;
+	char name[IFNAMSIZ];
 
-	if (!id && !info->attrs[MRC_PLANE_ATTR_IFINDEX] &&
-	    !info->attrs[MRC_PLANE_ATTR_IFNAME]) {
+	*planep = NULL;
+	*pendingp = NULL;
+	if (!id && !info->attrs[MRC_PLANE_ATTR_IFINDEX] && !ifname) {
 		NL_SET_ERR_MSG(info->extack,
 			       "a plane id, ifindex or ifname is required");
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	}
-	if (!id) {
-		dev = mrc_nl_get_dev(mn->net, info);
-		if (IS_ERR(dev))
-			return ERR_CAST(dev);
+	if (id) {
+		plane = mrc_plane_find(mn, nla_get_u32(id), NULL);
+		if (!plane)
+			pending = mrc_plane_pending_find(mn, nla_get_u32(id),
+							 NULL);
+	} else {
+		plane = NULL;
+		if (ifname && !info->attrs[MRC_PLANE_ATTR_IFINDEX]) {
+			nla_strscpy(name, ifname, sizeof(name));
+			if (!__dev_get_by_name(mn->net, name))
+				pending = mrc_plane_pending_find(mn, -1, name);
+		}
+		if (!pending) {
+			dev = mrc_nl_get_dev(mn->net, info);
+			if (IS_ERR(dev))
+				return PTR_ERR(dev);
+			plane = mrc_plane_find(mn, -1, dev);
+		}
 	}
 
-	plane = mrc_plane_find(mn, id ? nla_get_u32(id) : -1, dev);
-	if (!plane) {
+	if (!plane && !pending) {
 		NL_SET_ERR_MSG(info->extack, "no such plane");
-		return ERR_PTR(-ENOENT);
+		return -ENOENT;
 	}
-	return plane;
+	*planep = plane;
+	*pendingp = pending;
+	return 0;
 }
 
 /*
@@ -166,22 +258,35 @@ static struct mrc_plane *mrc_nl_get_plane(struct mrc_net *mn,
  * found and reported under RCU, which frees them after a grace period.
  */
 static struct mrc_plane *mrc_nl_find_plane_rcu(struct mrc_net *mn,
-					       struct genl_info *info)
+					       struct genl_info *info,
+					       struct mrc_plane_pending **pendingp)
 {
 	struct nlattr *id = info->attrs[MRC_PLANE_ATTR_ID];
 	struct nlattr *ifindex = info->attrs[MRC_PLANE_ATTR_IFINDEX];
 	struct nlattr *ifname = info->attrs[MRC_PLANE_ATTR_IFNAME];
 	struct net_device *dev = NULL;
 	struct mrc_plane *plane;
+	char name[IFNAMSIZ];
 
-	if (id)
-		return rcu_dereference(mn->plane_by_id[nla_get_u32(id)]);
+	*pendingp = NULL;
+	if (id) {
+		plane = rcu_dereference(mn->plane_by_id[nla_get_u32(id)]);
+		if (!plane)
+			*pendingp = mrc_plane_pending_find(mn, nla_get_u32(id),
+							   NULL);
+		return plane;
+	}
 	if (ifindex)
 		dev = dev_get_by_index_rcu(mn->net, nla_get_u32(ifindex));
 	else if (ifname)
 		dev = dev_get_by_name_rcu(mn->net, nla_data(ifname));
-	if (!dev)
+	if (!dev) {
+		if (!ifindex && ifname) {
+			nla_strscpy(name, ifname, sizeof(name));
+			*pendingp = mrc_plane_pending_find(mn, -1, name);
+		}
 		return NULL;
+	}
 	list_for_each_entry_rcu(plane, &mn->planes, list)
 		if (plane->dev == dev)
 			return plane;
@@ -191,6 +296,7 @@ static struct mrc_plane *mrc_nl_find_plane_rcu(struct mrc_net *mn,
 int mrc_nl_plane_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct mrc_net *mn = mrc_pernet(genl_info_net(info));
+	struct mrc_plane_pending *pending;
 	struct mrc_plane *plane;
 	struct sk_buff *msg;
 	int err;
@@ -206,10 +312,15 @@ int mrc_nl_plane_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 	rcu_read_lock();
-	plane = mrc_nl_find_plane_rcu(mn, info);
-	err = plane ? mrc_nl_fill_plane(msg, plane, info->snd_portid,
-					info->snd_seq, 0, MRC_CMD_PLANE_GET) :
-		      -ENOENT;
+	plane = mrc_nl_find_plane_rcu(mn, info, &pending);
+	if (plane)
+		err = mrc_nl_fill_plane(msg, plane, info->snd_portid,
+					info->snd_seq, 0, MRC_CMD_PLANE_GET);
+	else if (pending)
+		err = mrc_nl_fill_pending(msg, mn, pending, info->snd_portid,
+					  info->snd_seq, 0, MRC_CMD_PLANE_GET);
+	else
+		err = -ENOENT;
 	rcu_read_unlock();
 	if (err) {
 		nlmsg_free(msg);
@@ -223,20 +334,28 @@ int mrc_nl_plane_get_doit(struct sk_buff *skb, struct genl_info *info)
 int mrc_nl_plane_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct mrc_net *mn = mrc_pernet(sock_net(skb->sk));
+	u32 portid = NETLINK_CB(cb->skb).portid;
+	u32 seq = cb->nlh->nlmsg_seq;
+	struct mrc_plane_pending *pending;
 	struct mrc_plane *plane;
+	long id;
 	int err = 0;
 
 	rcu_read_lock();
-	/* The list is sorted by id: resume after the last id sent. */
-	list_for_each_entry_rcu(plane, &mn->planes, list) {
-		if (plane->id < cb->args[0])
-			continue;
-		err = mrc_nl_fill_plane(skb, plane, NETLINK_CB(cb->skb).portid,
-					cb->nlh->nlmsg_seq, NLM_F_MULTI,
-					MRC_CMD_PLANE_GET);
+	/* Planes and pending planes by id: resume after the last id sent. */
+	for (id = cb->args[0]; id <= MRC_PLANE_ID_MAX; id++) {
+		plane = rcu_dereference(mn->plane_by_id[id]);
+		pending = plane ? NULL : mrc_plane_pending_find(mn, id, NULL);
+		if (plane)
+			err = mrc_nl_fill_plane(skb, plane, portid, seq,
+						NLM_F_MULTI, MRC_CMD_PLANE_GET);
+		else if (pending)
+			err = mrc_nl_fill_pending(skb, mn, pending, portid, seq,
+						  NLM_F_MULTI,
+						  MRC_CMD_PLANE_GET);
 		if (err)
 			break;
-		cb->args[0] = plane->id + 1;
+		cb->args[0] = id + 1;
 	}
 	rcu_read_unlock();
 	return err == -EMSGSIZE && skb->len ? skb->len : err;
@@ -296,7 +415,8 @@ int mrc_nl_plane_add_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	plane = mrc_plane_add(mn, &cfg, info->extack);
-	err = IS_ERR(plane) ? PTR_ERR(plane) : mrc_nl_reply_plane(plane, info);
+	err = IS_ERR(plane) ? PTR_ERR(plane) :
+			      mrc_nl_reply_plane(mn, plane, NULL, info);
 out:
 	rtnl_unlock();
 	return err;
@@ -304,41 +424,47 @@ out:
 
 int mrc_nl_plane_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct mrc_net *mn = mrc_pernet(genl_info_net(info));
+	struct mrc_plane_pending *pending;
 	struct mrc_plane *plane;
-	int err = 0;
+	int err;
 
 	rtnl_lock();
-	plane = mrc_nl_get_plane(mrc_pernet(genl_info_net(info)), info);
-	if (IS_ERR(plane))
-		err = PTR_ERR(plane);
-	else
+	err = mrc_nl_get_plane(mn, info, &plane, &pending);
+	if (!err && plane)
 		mrc_plane_del(plane);
+	else if (!err)
+		mrc_plane_pending_del(mn, pending);
 	rtnl_unlock();
 	return err;
 }
 
+/* On a pending plane, changes the settings it comes back with. */
 int mrc_nl_plane_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct mrc_net *mn = mrc_pernet(genl_info_net(info));
 	struct nlattr **attrs = info->attrs;
+	struct mrc_plane_pending *pending;
 	struct mrc_plane *plane;
 	bool admin_up;
 	int err;
 	u32 evs;
 
 	rtnl_lock();
-	plane = mrc_nl_get_plane(mrc_pernet(genl_info_net(info)), info);
-	if (IS_ERR(plane)) {
-		err = PTR_ERR(plane);
+	err = mrc_nl_get_plane(mn, info, &plane, &pending);
+	if (err)
 		goto out;
-	}
-	admin_up = plane->admin_up;
-	evs = plane->evs;
+	admin_up = plane ? plane->admin_up : pending->admin_up;
+	evs = plane ? plane->evs : pending->evs;
 	if (attrs[MRC_PLANE_ATTR_ADMIN_UP])
 		admin_up = nla_get_u8(attrs[MRC_PLANE_ATTR_ADMIN_UP]);
 	if (attrs[MRC_PLANE_ATTR_EVS])
 		evs = nla_get_u32(attrs[MRC_PLANE_ATTR_EVS]);
-	mrc_plane_update(plane, admin_up, evs);
-	err = mrc_nl_reply_plane(plane, info);
+	if (plane)
+		mrc_plane_update(plane, admin_up, evs);
+	else
+		mrc_plane_pending_update(mn, pending, admin_up, evs);
+	err = mrc_nl_reply_plane(mn, plane, pending, info);
 out:
 	rtnl_unlock();
 	return err;

@@ -7,6 +7,12 @@
  * changed and removed under RTNL, from netlink requests and from device
  * and address notifiers, so that their state always follows the device.
  *
+ * A plane whose device is unregistered (deleted, its driver unloaded or
+ * reset, or moved to another namespace) leaves its settings behind as a
+ * pending plane (struct mrc_plane_pending) that keeps its id.  A device of
+ * the same name that registers in the namespace, arrives from another one
+ * or is renamed to that name brings the plane back, without an operator.
+ *
  * Copyright (C) 2026 The MRC for Linux authors
  */
 
@@ -162,6 +168,9 @@ static int mrc_plane_pick_addr(struct mrc_plane *plane)
 	return err;
 }
 
+/* Set when the module goes: devices then leave no pending planes. */
+static bool mrc_plane_unloading;
+
 static u8 mrc_plane_compute_state(const struct mrc_plane *plane)
 {
 	if (!plane->admin_up)
@@ -224,12 +233,36 @@ bool mrc_plane_is_local(struct mrc_net *mn, const struct mrc_addr *addr)
 	return found;
 }
 
+/*
+ * The pending plane of id @id, or that waits for a device named @ifname.
+ * Under RTNL, or RCU for readers.
+ */
+struct mrc_plane_pending *mrc_plane_pending_find(struct mrc_net *mn, int id,
+						 const char *ifname)
+{
+	struct mrc_plane_pending *pending;
+
+	list_for_each_entry_rcu(pending, &mn->pending_planes, list,
+				lockdep_rtnl_is_held())
+		if (pending->id == id ||
+		    (ifname && !strncmp(pending->ifname, ifname, IFNAMSIZ)))
+			return pending;
+	return NULL;
+}
+
+/* Pending planes keep their ids. */
+static bool mrc_plane_id_used(struct mrc_net *mn, int id)
+{
+	return mrc_plane_find(mn, id, NULL) ||
+	       mrc_plane_pending_find(mn, id, NULL);
+}
+
 static int mrc_plane_free_id(struct mrc_net *mn)
 {
 	int id;
 
 	for (id = 0; id <= MRC_PLANE_ID_MAX; id++)
-		if (!mrc_plane_find(mn, id, NULL))
+		if (!mrc_plane_id_used(mn, id))
 			return id;
 	return -1;
 }
@@ -262,59 +295,54 @@ static int mrc_plane_check_dev(struct mrc_net *mn, struct net_device *dev,
 		NL_SET_ERR_MSG(extack, "device is already a plane");
 		return -EEXIST;
 	}
+	if (mrc_plane_pending_find(mn, -1, dev->name)) {
+		NL_SET_ERR_MSG(extack,
+			       "a plane that lost its device waits for this name; delete it first");
+		return -EEXIST;
+	}
 	return 0;
 }
 
+/*
+ * A plane that comes back with its own address may come before it: its
+ * socket is bound with FREEBIND, and the plane is up once the address is.
+ */
 static int mrc_plane_set_addr(struct mrc_plane *plane,
-			      const struct mrc_plane_cfg *cfg,
+			      const struct mrc_plane_cfg *cfg, bool restore,
 			      struct netlink_ext_ack *extack)
 {
 	plane->family = cfg->family;
 	plane->addr4 = cfg->addr4;
 	plane->addr6 = cfg->addr6;
+	plane->addr_auto = cfg->family == AF_UNSPEC;
 
 	if (cfg->family == AF_UNSPEC) {
 		if (mrc_plane_pick_addr(plane)) {
 			NL_SET_ERR_MSG(extack, "device has no usable address");
 			return -EADDRNOTAVAIL;
 		}
-	} else if (!mrc_plane_has_addr(plane)) {
+	} else if (!restore && !mrc_plane_has_addr(plane)) {
 		NL_SET_ERR_MSG(extack, "address is not on the device");
 		return -EADDRNOTAVAIL;
 	}
 	return 0;
 }
 
-struct mrc_plane *mrc_plane_add(struct mrc_net *mn,
-				const struct mrc_plane_cfg *cfg,
-				struct netlink_ext_ack *extack)
+/* Make the plane of @cfg, whose id is free, and tell the connections. */
+static struct mrc_plane *mrc_plane_create(struct mrc_net *mn,
+					  const struct mrc_plane_cfg *cfg,
+					  bool restore,
+					  struct netlink_ext_ack *extack)
 {
 	struct mrc_plane *plane;
-	int id = cfg->id;
 	int err;
-
-	ASSERT_RTNL();
-	err = mrc_plane_check_dev(mn, cfg->dev, extack);
-	if (err)
-		return ERR_PTR(err);
-
-	if (id < 0) {
-		id = mrc_plane_free_id(mn);
-		if (id < 0) {
-			NL_SET_ERR_MSG(extack, "all plane ids are in use");
-			return ERR_PTR(-ENOSPC);
-		}
-	} else if (mrc_plane_find(mn, id, NULL)) {
-		NL_SET_ERR_MSG(extack, "plane id is in use");
-		return ERR_PTR(-EEXIST);
-	}
 
 	plane = kzalloc(sizeof(*plane), GFP_KERNEL_ACCOUNT);
 	if (!plane)
 		return ERR_PTR(-ENOMEM);
 	plane->mn = mn;
 	plane->dev = cfg->dev;
-	plane->id = id;
+	plane->id = cfg->id;
 	plane->admin_up = cfg->admin_up;
 	plane->evs = cfg->evs;
 	plane->mib = alloc_percpu_gfp(struct mrc_plane_mib, GFP_KERNEL_ACCOUNT);
@@ -323,7 +351,7 @@ struct mrc_plane *mrc_plane_add(struct mrc_net *mn,
 		goto err_free;
 	}
 
-	err = mrc_plane_set_addr(plane, cfg, extack);
+	err = mrc_plane_set_addr(plane, cfg, restore, extack);
 	if (err)
 		goto err_free;
 
@@ -335,13 +363,42 @@ struct mrc_plane *mrc_plane_add(struct mrc_net *mn,
 	plane->state = mrc_plane_compute_state(plane);
 	mrc_plane_link(mn, plane);
 	mrc_path_planes_changed(mn);
-	mrc_nl_notify_plane(plane, MRC_CMD_PLANE_ADD_NTF);
 	return plane;
 
 err_free:
 	free_percpu(plane->mib);
 	kfree(plane);
 	return ERR_PTR(err);
+}
+
+struct mrc_plane *mrc_plane_add(struct mrc_net *mn,
+				const struct mrc_plane_cfg *cfg,
+				struct netlink_ext_ack *extack)
+{
+	struct mrc_plane_cfg c = *cfg;
+	struct mrc_plane *plane;
+	int err;
+
+	ASSERT_RTNL();
+	err = mrc_plane_check_dev(mn, cfg->dev, extack);
+	if (err)
+		return ERR_PTR(err);
+
+	if (c.id < 0) {
+		c.id = mrc_plane_free_id(mn);
+		if (c.id < 0) {
+			NL_SET_ERR_MSG(extack, "all plane ids are in use");
+			return ERR_PTR(-ENOSPC);
+		}
+	} else if (mrc_plane_id_used(mn, c.id)) {
+		NL_SET_ERR_MSG(extack, "plane id is in use");
+		return ERR_PTR(-EEXIST);
+	}
+
+	plane = mrc_plane_create(mn, &c, false, extack);
+	if (!IS_ERR(plane))
+		mrc_nl_notify_plane(plane, MRC_CMD_PLANE_ADD_NTF);
+	return plane;
 }
 
 static void mrc_plane_free_rcu(struct rcu_head *head)
@@ -379,6 +436,122 @@ void mrc_plane_del(struct mrc_plane *plane)
 	__mrc_plane_del(plane, true);
 }
 
+/*
+ * The plane's device is going: keep the plane's settings for its return,
+ * and remove the plane as "plane del" does.  Without memory for them the
+ * plane is only removed.
+ */
+static void mrc_plane_keep(struct mrc_plane *plane)
+{
+	struct mrc_net *mn = plane->mn;
+	struct mrc_plane_pending *pending;
+
+	ASSERT_RTNL();
+	pending = kzalloc(sizeof(*pending), GFP_KERNEL_ACCOUNT);
+	if (!pending) {
+		mrc_plane_del(plane);
+		return;
+	}
+	strscpy(pending->ifname, plane->dev->name, IFNAMSIZ);
+	if (!plane->addr_auto) {
+		pending->family = plane->family;
+		pending->addr4 = plane->addr4;
+		pending->addr6 = plane->addr6;
+	}
+	pending->id = plane->id;
+	pending->admin_up = plane->admin_up;
+	pending->evs = plane->evs;
+
+	__mrc_plane_del(plane, false);
+	list_add_tail_rcu(&pending->list, &mn->pending_planes);
+	mrc_nl_notify_pending(mn, pending, MRC_CMD_PLANE_CHANGE_NTF);
+}
+
+/*
+ * Bring the pending plane back on @dev, which has its name.  When that
+ * fails (a plane that picks its address and the device has none yet, the
+ * UDP port taken, no memory), it stays pending and is tried again on the
+ * next address change.
+ */
+static void mrc_plane_restore(struct mrc_net *mn,
+			      struct mrc_plane_pending *pending,
+			      struct net_device *dev)
+{
+	struct mrc_plane_cfg cfg = {
+		.dev		= dev,
+		.id		= pending->id,
+		.family		= pending->family,
+		.addr4		= pending->addr4,
+		.addr6		= pending->addr6,
+		.admin_up	= pending->admin_up,
+		.evs		= pending->evs,
+	};
+	struct mrc_plane *plane;
+
+	ASSERT_RTNL();
+	if (dev->flags & IFF_LOOPBACK || mrc_plane_find(mn, -1, dev))
+		return;
+	plane = mrc_plane_create(mn, &cfg, true, NULL);
+	if (IS_ERR(plane))
+		return;
+	list_del_rcu(&pending->list);
+	kfree_rcu(pending, rcu);
+	mrc_nl_notify_plane(plane, MRC_CMD_PLANE_CHANGE_NTF);
+}
+
+/* A device took a name, or arrived: is a plane waiting for it? */
+static void mrc_plane_restore_dev(struct mrc_net *mn, struct net_device *dev)
+{
+	struct mrc_plane_pending *pending;
+
+	pending = mrc_plane_pending_find(mn, -1, dev->name);
+	if (pending)
+		mrc_plane_restore(mn, pending, dev);
+}
+
+/* Retry the pending planes whose device is there. */
+static void mrc_plane_restore_all(struct mrc_net *mn)
+{
+	struct mrc_plane_pending *pending, *tmp;
+	struct net_device *dev;
+
+	list_for_each_entry_safe(pending, tmp, &mn->pending_planes, list) {
+		dev = __dev_get_by_name(mn->net, pending->ifname);
+		if (dev)
+			mrc_plane_restore(mn, pending, dev);
+	}
+}
+
+static void __mrc_plane_pending_del(struct mrc_net *mn,
+				    struct mrc_plane_pending *pending,
+				    bool notify)
+{
+	ASSERT_RTNL();
+	list_del_rcu(&pending->list);
+	if (notify)
+		mrc_nl_notify_pending(mn, pending, MRC_CMD_PLANE_DEL_NTF);
+	kfree_rcu(pending, rcu);
+}
+
+void mrc_plane_pending_del(struct mrc_net *mn,
+			   struct mrc_plane_pending *pending)
+{
+	__mrc_plane_pending_del(mn, pending, true);
+}
+
+/* "plane set" on a pending plane changes what it comes back with. */
+void mrc_plane_pending_update(struct mrc_net *mn,
+			      struct mrc_plane_pending *pending,
+			      bool admin_up, u32 evs)
+{
+	ASSERT_RTNL();
+	if (pending->admin_up == admin_up && pending->evs == evs)
+		return;
+	WRITE_ONCE(pending->admin_up, admin_up);
+	WRITE_ONCE(pending->evs, evs);
+	mrc_nl_notify_pending(mn, pending, MRC_CMD_PLANE_CHANGE_NTF);
+}
+
 void mrc_plane_update(struct mrc_plane *plane, bool admin_up, u32 evs)
 {
 	bool changed = plane->admin_up != admin_up || plane->evs != evs;
@@ -402,6 +575,8 @@ static void mrc_plane_refresh_work(struct work_struct *work)
 
 	rtnl_lock();
 	mrc_plane_refresh_all(mn);
+	/* A plane that picks its address waits for one on its device. */
+	mrc_plane_restore_all(mn);
 	rtnl_unlock();
 }
 
@@ -412,13 +587,23 @@ static int mrc_plane_netdev_event(struct notifier_block *nb,
 	struct mrc_net *mn = mrc_pernet(dev_net(dev));
 	struct mrc_plane *plane = mrc_plane_find(mn, -1, dev);
 
-	if (!plane)
+	if (!plane) {
+		/* Also how a device arrives from another namespace. */
+		if (event == NETDEV_REGISTER || event == NETDEV_CHANGENAME)
+			mrc_plane_restore_dev(mn, dev);
 		return NOTIFY_DONE;
+	}
 
 	switch (event) {
 	case NETDEV_UNREGISTER:
-		/* Also how a device leaves for another namespace. */
-		mrc_plane_del(plane);
+		/*
+		 * Also how a device leaves for another namespace: the plane
+		 * stays in this one and waits for a device of that name.
+		 */
+		if (mrc_plane_unloading)
+			mrc_plane_del(plane);
+		else
+			mrc_plane_keep(plane);
 		break;
 	case NETDEV_UP:
 	case NETDEV_DOWN:
@@ -441,7 +626,7 @@ static void mrc_plane_addr_event(struct net_device *dev)
 {
 	struct mrc_net *mn = mrc_pernet(dev_net(dev));
 
-	if (READ_ONCE(mn->nr_planes))
+	if (READ_ONCE(mn->nr_planes) || !list_empty(&mn->pending_planes))
 		schedule_work(&mn->refresh_work);
 }
 
@@ -478,6 +663,7 @@ static struct notifier_block mrc_plane_inet6addr_nb = {
 void mrc_plane_net_init(struct mrc_net *mn)
 {
 	INIT_LIST_HEAD(&mn->planes);
+	INIT_LIST_HEAD(&mn->pending_planes);
 	INIT_WORK(&mn->refresh_work, mrc_plane_refresh_work);
 	INIT_WORK(&mn->paths_work, mrc_path_planes_work);
 	mn->udp_port = MRC_DEFAULT_UDP_PORT;
@@ -490,11 +676,14 @@ void mrc_plane_net_init(struct mrc_net *mn)
  */
 void mrc_plane_net_exit(struct mrc_net *mn)
 {
+	struct mrc_plane_pending *pending, *ptmp;
 	struct mrc_plane *plane, *tmp;
 
 	rtnl_lock();
 	list_for_each_entry_safe(plane, tmp, &mn->planes, list)
 		__mrc_plane_del(plane, false);
+	list_for_each_entry_safe(pending, ptmp, &mn->pending_planes, list)
+		__mrc_plane_pending_del(mn, pending, false);
 	rtnl_unlock();
 	/* No device is left to raise address events for this namespace. */
 	cancel_work_sync(&mn->refresh_work);
@@ -525,6 +714,10 @@ err_netdev:
 
 void mrc_plane_exit(void)
 {
+	/* Unregistering the notifier replays NETDEV_UNREGISTER: delete. */
+	rtnl_lock();
+	mrc_plane_unloading = true;
+	rtnl_unlock();
 	unregister_inet6addr_notifier(&mrc_plane_inet6addr_nb);
 	unregister_inetaddr_notifier(&mrc_plane_inetaddr_nb);
 	unregister_netdevice_notifier(&mrc_plane_netdev_nb);

@@ -65,6 +65,7 @@ static const char *const plane_state_names[] = {
 	[MRC_PLANE_STATE_ADMIN_DOWN]	= "admin-down",
 	[MRC_PLANE_STATE_LINK_DOWN]	= "link-down",
 	[MRC_PLANE_STATE_NO_ADDRESS]	= "no-address",
+	[MRC_PLANE_STATE_NO_DEVICE]	= "no-device",
 };
 
 /* The plane's address attribute and its family, if it has one. */
@@ -418,7 +419,10 @@ static int plane_flush(struct mrcctl *ctl, int argc, char **argv)
 	return EXIT_SUCCESS;
 }
 
-/* One plane as the "plane add" command that makes it again. */
+/*
+ * One plane as the "plane add" command that makes it again.  A plane that
+ * waits for its device cannot be added without it: it comes as a comment.
+ */
 static int plane_showconf_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[MRC_ATTR_TB_SIZE];
@@ -428,6 +432,10 @@ static int plane_showconf_cb(const struct nlmsghdr *nlh, void *data)
 	if (field_parse(&plane_fields, nlh, tb) < 0 ||
 	    !tb[MRC_PLANE_ATTR_ID] || !tb[MRC_PLANE_ATTR_IFNAME])
 		return MNL_CB_ERROR;
+	if (tb[MRC_PLANE_ATTR_STATE] &&
+	    mnl_attr_get_u32(tb[MRC_PLANE_ATTR_STATE]) ==
+	    MRC_PLANE_STATE_NO_DEVICE)
+		fputs("# no device: ", stdout);
 	printf("plane add dev %s id %u",
 	       mnl_attr_get_str(tb[MRC_PLANE_ATTR_IFNAME]),
 	       mnl_attr_get_u32(tb[MRC_PLANE_ATTR_ID]));

@@ -19,12 +19,16 @@
  * @MRC_PLANE_STATE_ADMIN_DOWN: Set down by the administrator.
  * @MRC_PLANE_STATE_LINK_DOWN: The device has no carrier or is down.
  * @MRC_PLANE_STATE_NO_ADDRESS: The device has lost the plane's address.
+ * @MRC_PLANE_STATE_NO_DEVICE: The plane's device is gone (unregistered, or
+ *   moved to another namespace). The plane keeps its id and settings and comes
+ *   back when a device of its name appears in the namespace.
  */
 enum mrc_plane_state {
 	MRC_PLANE_STATE_UP,
 	MRC_PLANE_STATE_ADMIN_DOWN,
 	MRC_PLANE_STATE_LINK_DOWN,
 	MRC_PLANE_STATE_NO_ADDRESS,
+	MRC_PLANE_STATE_NO_DEVICE,
 };
 
 /**

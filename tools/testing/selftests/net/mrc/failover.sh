@@ -516,10 +516,10 @@ repair_plane()
 	addr) ip -n "$A" addr add "$(addr "$k" 1 len)" dev "veth$k" $opt ;;
 	plane) ctl "$A" plane add dev "veth$k" id "$k" addr "$(addr "$k" 1)" ;;
 	netns)
+		# The plane of $B waited for its device and comes back with it.
 		ip -n "$C" link set dev "veth$k" netns "$B" &&
 			ip -n "$B" link set dev "veth$k" up &&
-			ip -n "$B" addr add "$(addr "$k" 2 len)" dev "veth$k" $opt &&
-			ctl "$B" plane add dev "veth$k" id "$k" addr "$(addr "$k" 2)"
+			ip -n "$B" addr add "$(addr "$k" 2 len)" dev "veth$k" $opt
 		;;
 	esac
 }

@@ -542,17 +542,23 @@ state_address()
 	mrc_expect "addresses" "$(ctl -j plane show | jq -c '[.[].address]')" '["10.1.0.1","fd00:7::1"]'
 }
 
+# gone IFNAMES: the planes' devices, "-" for a plane that waits for its own.
 gone()
 {
-	[ "$(ctl -j plane show | jq -c '[.[].ifname]')" = "$1" ]
+	[ "$(ctl -j plane show |
+		jq -c '[.[] | if .state == "no-device" then "-" else .ifname end]')" = "$1" ]
 }
 
+# The plane stays without its device, with its id and settings but the
+# address, which it picked itself (planes_restore.sh brings it back).
 state_dev_deleted()
 {
 	ip -n "$ns" link del veth7 || return 1
-	mrc_wait_for 3 gone '["veth1"]' ||
+	mrc_wait_for 3 gone '["veth1","-"]' ||
 		mrc_fail "planes: $(ctl -j plane show | jq -c .)" || return 1
-	mrc_expect "count" "$(ctl -j config show | jq .planes)" 1
+	mrc_expect "count" "$(ctl -j config show | jq .planes)" 1 || return 1
+	mrc_expect "kept" "$(ctl -j plane show id 1 | jq -c .)" \
+		'[{"id":1,"ifname":"veth7","admin_up":true,"state":"no-device","evs":32}]'
 }
 
 state_dev_moved()
@@ -561,11 +567,15 @@ state_dev_moved()
 
 	mrc_ns_add "$m" || return 1
 	ip -n "$ns" link set veth1 netns "$m" || return 1
-	mrc_wait_for 3 gone '[]' ||
+	mrc_wait_for 3 gone '["-","-"]' ||
 		mrc_fail "planes: $(ctl -j plane show | jq -c .)" || return 1
 	mrc_expect "in $m" "$(ns=$m ctl -j plane show | jq -c .)" '[]' || return 1
 	mrc_expect "count in $m" "$(ns=$m ctl -j config show | jq .planes)" 0 || return 1
-	fails "No such file or directory" "no such plane" on_ns "$m" ctl plane show dev veth1
+	fails "No such file or directory" "no such plane" on_ns "$m" ctl plane show dev veth1 ||
+		return 1
+	# Named by the name of a device that is not there.
+	mrc_expect "by name" "$(ctl -j plane show dev veth1 | jq -c '[.[] | [.id, .state]]')" \
+		'[[0,"no-device"]]'
 }
 
 ############################################################################
@@ -614,6 +624,8 @@ monitor_events()
 			ctl plane del id 0 &&
 			ctl plane add dev veth7 &&
 			ip -n "$ns" link del veth7 &&
+			wait_state 0 no-device &&
+			ctl plane del id 0 &&
 			ctl config set evs 48 || rc=1
 		mrc_wait_for 3 grep -q 'default_evs 48' "$tmp/mon.txt" || rc=1
 		mrc_wait_for 3 grep -q '"default_evs":48' "$tmp/mon.json" || rc=1
@@ -647,8 +659,10 @@ monitor_text_change()
 monitor_text_del()
 {
 	grep -qE "${mon_stamp}plane del id 0 dev veth1( |$)" "$tmp/mon.txt" &&
+		grep -qE "${mon_stamp}plane change id 0 dev veth7 state no-device evs 32$" \
+			"$tmp/mon.txt" &&
 		grep -qE "${mon_stamp}plane del id 0 dev veth7( |$)" "$tmp/mon.txt" ||
-		mrc_fail "no plane del lines (command and device deleted)"
+		mrc_fail "no plane del lines (command, and device deleted then plane del)"
 }
 
 monitor_text_config()
@@ -691,6 +705,7 @@ plane-change 0 veth1 up
 plane-change 0 veth1 link-down
 plane-del 0 veth1
 plane-add 0 veth7 up
+plane-change 0 veth7 no-device
 plane-del 0 veth7"
 	mrc_expect "plane events" "$seq" "$want" || return 1
 	mrc_expect "add event" "$(jq -c 'select(.event == "plane-add") | .plane' "$tmp/mon.json" | head -n 1 |
@@ -957,8 +972,8 @@ mrc_check "state: device down, link-down, and back up" state_link_down
 mrc_check "state: peer down (no carrier), link-down, IPv4 and IPv6" state_carrier
 mrc_check "state: admin-down and back" state_admin
 mrc_check "state: address removed, no-address, re-added, up" state_address
-mrc_check "state: device deleted, plane gone" state_dev_deleted
-mrc_check "state: device moved to another namespace, plane gone there too" state_dev_moved
+mrc_check "state: device deleted, plane no-device with its id and settings" state_dev_deleted
+mrc_check "state: device moved to another namespace, plane waits here, none there" state_dev_moved
 
 mrc_cleanup
 setup_ns "$A" || exit "$KSFT_FAIL"
@@ -966,7 +981,7 @@ setup_ns "$B" || exit "$KSFT_FAIL"
 mrc_check "monitor: events caused" monitor_events
 mrc_check "monitor: plane add lines" monitor_text_add
 mrc_check "monitor: plane change lines" monitor_text_change
-mrc_check "monitor: plane del lines, by command and device deletion" monitor_text_del
+mrc_check "monitor: plane del lines; device deletion is a change to no-device" monitor_text_del
 mrc_check "monitor: config change line" monitor_text_config
 mrc_check "monitor: every line timestamped and well formed" monitor_text_format
 mrc_check "monitor: events of other namespaces not shown" monitor_isolated
