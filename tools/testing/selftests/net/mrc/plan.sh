@@ -24,7 +24,7 @@ mrc_need_mrcctl
 mrc_need_cmd jq
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 
-mrc_plan 12
+mrc_plan 13
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -289,6 +289,23 @@ bad_args()
 		mrc_fail "a valid plan was refused"
 }
 
+# Without the module, the arithmetic is all there and net.mrc says so.
+no_module()
+{
+	local out got rc=0
+
+	rmmod mrc || return 1
+	out=$("$MRCCTL" plan distance 1km rate 1gbit planes 2) || rc=1
+	got=$(plan_json '[.bdp_conn, .limits.module, .limits.mrc_rmem]' \
+		distance 1km rate 1gbit planes 2) || rc=1
+	modprobe mrc || mrc_fail "modprobe mrc failed" || return 1
+	[ "$rc" = 0 ] || return 1
+	[[ "$out" == *"net.mrc             module not loaded"* &&
+	   "$out" == *"BDP per connection  2.50 kB, 2 packets"* ]] ||
+		mrc_fail "text without the module: $out" || return 1
+	mrc_expect "JSON without the module" "$got" "[2500,false,null]"
+}
+
 mrc_check "1,000 km, 8 planes of 400 Gbit/s" long_haul
 mrc_check "metro: 80 km and 20 us, 4 planes of 100 Gbit/s, IPv4" metro
 mrc_check "a short link fits inside the limits" fits
@@ -301,5 +318,6 @@ mrc_check "units, fractions, prefixes and defaults" units
 mrc_check "bad command lines exit 2 with the usage" bad_args
 mrc_check "help" bash -c "\"$MRCCTL\" plan help | grep -q '^Usage: mrcctl plan'"
 mrc_check "plan in the full usage" bash -c "\"$MRCCTL\" help | grep -q 'mrcctl plan distance'"
+mrc_check "without the module loaded" no_module
 
 mrc_finish
