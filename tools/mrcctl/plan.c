@@ -326,8 +326,10 @@ static int limits_get(struct mrcctl *ctl, struct plan_limits *l)
 	struct plan_limits outer;
 
 	limits_read(&outer);
-	if (!ctl->netns)
-		goto out;
+	if (!ctl->netns) {
+		*l = outer;
+		return 0;
+	}
 	if (mrcctl_enter_netns(ctl) < 0)
 		return -1;
 	limits_read(l);
@@ -342,9 +344,6 @@ static int limits_get(struct mrcctl *ctl, struct plan_limits *l)
 		memcpy(l->mrc_wmem, outer.mrc_wmem, sizeof(l->mrc_wmem));
 		memcpy(l->mrc_mem, outer.mrc_mem, sizeof(l->mrc_mem));
 	}
-	return 0;
-out:
-	*l = outer;
 	return 0;
 }
 
