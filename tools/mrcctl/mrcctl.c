@@ -35,8 +35,8 @@ static const char *const main_usage_lines[] = {
 };
 
 static const char main_usage_where[] =
-	"where  OBJECT := { plane | config | conn | monitor | stats | showconf |\n"
-	"                   help }\n"
+	"where  OBJECT := { plane | config | conn | monitor | plan | stats |\n"
+	"                   showconf | help }\n"
 	"       OPTIONS := { -j[son] | -p[retty] | -s[tats] | -n[etns] NETNS }\n";
 
 static void main_usage(FILE *out)
@@ -52,6 +52,7 @@ static void full_usage(FILE *out)
 	usage_print(out, config_usage_lines, true);
 	usage_print(out, conn_usage_lines, true);
 	usage_print(out, monitor_usage_lines, true);
+	usage_print(out, plan_usage_lines, true);
 	usage_print(out, stats_usage_lines, true);
 	fputs(main_usage_where, out);
 }
@@ -228,12 +229,23 @@ static int netns_enter(const char *name)
 	return err;
 }
 
+/* Move to the namespace of -n, once; reports failures. */
+int mrcctl_enter_netns(struct mrcctl *ctl)
+{
+	if (!ctl->netns || ctl->in_netns)
+		return 0;
+	if (netns_enter(ctl->netns) < 0)
+		return -1;
+	ctl->in_netns = true;
+	return 0;
+}
+
 /* Open the netlink socket, in the namespace of -n; reports failures. */
 int mrcctl_connect(struct mrcctl *ctl)
 {
 	if (ctl->nl.sock)
 		return 0;
-	if (ctl->netns && netns_enter(ctl->netns) < 0)
+	if (mrcctl_enter_netns(ctl) < 0)
 		return -1;
 	return mrc_nl_open(&ctl->nl);
 }
@@ -387,6 +399,9 @@ int run_object(struct mrcctl *ctl, int argc, char **argv)
 {
 	if (!argc)
 		return usage_error(main_usage, "no object given");
+	/* Only spelled out: its prefixes have always meant "plane". */
+	if (!strcmp(argv[0], "plan"))
+		return do_plan(ctl, argc - 1, argv + 1);
 
 	switch (keyword_parse(argv[0], "object", object_names, OBJ_COUNT,
 			      KW_ALL, main_usage)) {

@@ -45,6 +45,7 @@ struct mrcctl {
 	const char *netns;	/* -n: network namespace to work in */
 	const char *batch;	/* -batch: file of commands, "-" for stdin */
 	bool force;		/* -force: the batch goes on after a failure */
+	bool in_netns;		/* moved to the namespace of -n */
 	struct json_writer jw;
 	struct mrc_nl nl;	/* socket opened by mrcctl_msg() */
 };
@@ -71,6 +72,7 @@ int args_none(int argc, char **argv, void (*usage)(FILE *out));
 int parse_u32(const char *arg, __u32 *val);
 int parse_u16(const char *arg, __u16 *val);
 
+int mrcctl_enter_netns(struct mrcctl *ctl);
 int mrcctl_connect(struct mrcctl *ctl);
 struct nlmsghdr *mrcctl_msg(struct mrcctl *ctl, __u8 cmd, __u16 flags);
 int mrcctl_request(struct mrcctl *ctl, struct nlmsghdr *nlh,
@@ -83,6 +85,7 @@ extern const char *const plane_usage_lines[];
 extern const char *const config_usage_lines[];
 extern const char *const conn_usage_lines[];
 extern const char *const monitor_usage_lines[];
+extern const char *const plan_usage_lines[];
 extern const char *const stats_usage_lines[];
 
 void plane_usage(FILE *out);
@@ -93,6 +96,8 @@ void conn_usage(FILE *out);
 int do_conn(struct mrcctl *ctl, int argc, char **argv);
 void monitor_usage(FILE *out);
 int do_monitor(struct mrcctl *ctl, int argc, char **argv);
+void plan_usage(FILE *out);
+int do_plan(struct mrcctl *ctl, int argc, char **argv);
 void stats_usage(FILE *out);
 int do_stats(struct mrcctl *ctl, int argc, char **argv);
 int counters_show(struct mrcctl *ctl, const struct nlmsghdr *nlh,
