@@ -60,24 +60,12 @@ cleanup()
 }
 trap cleanup EXIT
 
-# delta NS: "mrcctl stats -d" in NS, with a history of the test's own.
-delta()
-{
-	MRCCTL_STATS_HISTORY=$tmp/history.$1 "$MRCCTL" -n "$1" stats -d
-}
-
-# count NAME: NAME's value in the output of delta (0 when absent).
-count()
-{
-	awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' "$2"
-}
-
 # expect_count FILE NAME OP VALUE: NAME in FILE compares with VALUE.
 expect_count()
 {
 	local got
 
-	got=$(count "$2" "$1")
+	got=$(mrc_stat "$2" "$1")
 	[ "$got" "$3" "$4" ] && return 0
 	mrc_fail "$2 is $got, expected $3 $4"
 	mrc_show "$1"
@@ -109,25 +97,13 @@ EOF
 # after its first run, and the first shows only zeros left out.
 quiet()
 {
-	delta "$C" > "$tmp/q1" || return 1
-	delta "$C" > "$tmp/q2" || return 1
+	mrc_stats_delta "$C" "$tmp" > "$tmp/q1" || return 1
+	mrc_stats_delta "$C" "$tmp" > "$tmp/q2" || return 1
 	[ ! -s "$tmp/q1" ] && [ ! -s "$tmp/q2" ] && return 0
 	mrc_fail "counters moved in an idle namespace"
 	mrc_show "$tmp/q1"
 	mrc_show "$tmp/q2"
 	return 1
-}
-
-# server PORT: a server on $B that reads what comes, in the background.
-server()
-{
-	rm -f "$tmp/s.out"
-	ip netns exec "$B" "$XFER" -l -p "$1" -T 120 > "$tmp/s.out" \
-		2> "$tmp/s.err" &
-	srv=$!
-	mrc_wait_for 30 mrc_server_ready "$tmp/s.out" "$srv" &&
-		mrc_said_ready "$tmp/s.out" ||
-		mrc_fail "server did not start: $(cat "$tmp/s.err")"
 }
 
 # plane_count NS ID NAME: counter NAME of plane ID in NS.
@@ -146,14 +122,16 @@ transfer()
 {
 	local rc=0 id n
 
-	delta "$A" > /dev/null && delta "$B" > /dev/null || return 1
+	mrc_stats_delta "$A" "$tmp" > /dev/null &&
+		mrc_stats_delta "$B" "$tmp" > /dev/null || return 1
 	port=$((port + 1))
-	server "$port" || return 1
+	mrc_xfer_server "$B" "$port" "$tmp" || return 1
 	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 1M \
 		> /dev/null 2> "$tmp/c.err" ||
 		mrc_fail "transfer failed: $(cat "$tmp/c.err")" || return 1
 	wait "$srv" || mrc_fail "server: $(cat "$tmp/s.err")" || return 1
-	delta "$A" > "$tmp/a" && delta "$B" > "$tmp/b" || return 1
+	mrc_stats_delta "$A" "$tmp" > "$tmp/a" &&
+		mrc_stats_delta "$B" "$tmp" > "$tmp/b" || return 1
 	# 1 MiB is more than 700 packets of at most 1,500 bytes.
 	expect_count "$tmp/a" ActiveOpens = 1 || rc=1
 	expect_count "$tmp/a" Established = 1 || rc=1
@@ -180,11 +158,13 @@ refused()
 {
 	local rc=0
 
-	delta "$A" > /dev/null && delta "$B" > /dev/null || return 1
+	mrc_stats_delta "$A" "$tmp" > /dev/null &&
+		mrc_stats_delta "$B" "$tmp" > /dev/null || return 1
 	ip netns exec "$A" "$XFER" -c "$peer" -p 9 -s 1K \
 		> /dev/null 2>&1 && mrc_fail "connect() to port 9 worked" &&
 		return 1
-	delta "$A" > "$tmp/a" && delta "$B" > "$tmp/b" || return 1
+	mrc_stats_delta "$A" "$tmp" > "$tmp/a" &&
+		mrc_stats_delta "$B" "$tmp" > "$tmp/b" || return 1
 	expect_count "$tmp/a" ConnectRefused = 1 || rc=1
 	expect_count "$tmp/a" RstRcvd = 1 || rc=1
 	expect_count "$tmp/b" RstStraySent = 1 || rc=1
@@ -237,7 +217,7 @@ strays()
 {
 	local rc=0 limited sent
 
-	delta "$B" > /dev/null || return 1
+	mrc_stats_delta "$B" "$tmp" > /dev/null || return 1
 	if [ -d "$trace/events/skb/kfree_skb" ]; then
 		echo 0 > "$trace/tracing_on"
 		echo 1 > "$trace/events/skb/kfree_skb/enable"
@@ -248,11 +228,11 @@ strays()
 	stray version 1 || return 1
 	[ "$fam" = 4 ] && { stray nocsum 1 || return 1; }
 	sleep 0.5
-	delta "$B" > "$tmp/b" || return 1
+	mrc_stats_delta "$B" "$tmp" > "$tmp/b" || return 1
 	[ -d "$trace/events/skb/kfree_skb" ] && echo 0 > "$trace/tracing_on"
 	expect_count "$tmp/b" InNoConn = 50 || rc=1
-	sent=$(count RstStraySent "$tmp/b")
-	limited=$(count RstStrayLimited "$tmp/b")
+	sent=$(mrc_stat RstStraySent "$tmp/b")
+	limited=$(mrc_stat RstStrayLimited "$tmp/b")
 	[ $((sent + limited)) = 50 ] ||
 		mrc_fail "RSTs: $sent sent, $limited held back, not 50" || rc=1
 	expect_count "$tmp/b" InMalformed = 1 || rc=1
@@ -273,7 +253,7 @@ strays()
 # restored: A restored an EV since the loss began (deltas add up in a2).
 restored()
 {
-	delta "$A" >> "$tmp/a2" &&
+	mrc_stats_delta "$A" "$tmp" >> "$tmp/a2" &&
 		[ "$(awk '$1 == "EvRestored" { s += $2 } END { print s + 0 }' \
 			"$tmp/a2")" -gt 0 ]
 }
@@ -283,9 +263,9 @@ lossy()
 {
 	local rc=0
 
-	delta "$A" > /dev/null || return 1
+	mrc_stats_delta "$A" "$tmp" > /dev/null || return 1
 	port=$((port + 1))
-	server "$port" || return 1
+	mrc_xfer_server "$B" "$port" "$tmp" || return 1
 	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 4G -T 120 \
 		> /dev/null 2> "$tmp/c.err" &
 	cli=$!
@@ -293,10 +273,10 @@ lossy()
 	tc -n "$A" qdisc add dev veth1 root netem loss 20% || return 1
 	sleep 3
 	tc -n "$A" qdisc del dev veth1 root
-	delta "$A" > "$tmp/a" || return 1
+	mrc_stats_delta "$A" "$tmp" > "$tmp/a" || return 1
 	expect_count "$tmp/a" Retrans -ge 1 || rc=1
 	expect_count "$tmp/a" EvRetired -ge 1 || rc=1
-	[ $(($(count LossGap "$tmp/a") + $(count LossTimeout "$tmp/a"))) -gt 0 ] ||
+	[ $(($(mrc_stat LossGap "$tmp/a") + $(mrc_stat LossTimeout "$tmp/a"))) -gt 0 ] ||
 		mrc_fail "no loss counted" || rc=1
 	# Retired EVs come back once their probes get through.
 	: > "$tmp/a2"

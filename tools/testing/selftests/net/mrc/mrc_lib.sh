@@ -273,4 +273,32 @@ mrc_server_ready()
 	mrc_said_ready "$1" || ! kill -0 "$2" 2> /dev/null
 }
 
+# mrc_xfer_server NS PORT DIR: an mrc_xfer server on NS that reads what
+# comes, in the background, its pid in srv, its output in DIR/s.out and
+# DIR/s.err; waits until it listens.  Needs XFER.
+mrc_xfer_server()
+{
+	rm -f "$3/s.out"
+	ip netns exec "$1" "$XFER" -l -p "$2" -T 120 > "$3/s.out" \
+		2> "$3/s.err" &
+	srv=$!
+	mrc_wait_for 30 mrc_server_ready "$3/s.out" "$srv" &&
+		mrc_said_ready "$3/s.out" ||
+		mrc_fail "server did not start: $(cat "$3/s.err")"
+}
+
+# mrc_stats_delta NS DIR: "mrcctl stats -d" in NS, with a history of the
+# test's own in DIR.
+mrc_stats_delta()
+{
+	MRCCTL_STATS_HISTORY=$2/history.$1 "$MRCCTL" -n "$1" stats -d
+}
+
+# mrc_stat NAME FILE: counter NAME in the output of mrc_stats_delta
+# (0 when absent).
+mrc_stat()
+{
+	awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' "$2"
+}
+
 trap mrc_cleanup EXIT

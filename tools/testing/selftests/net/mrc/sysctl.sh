@@ -180,18 +180,6 @@ connect_gives_up()
 	return "$rc"
 }
 
-# server PORT: a server on $B that reads what comes, in the background.
-server()
-{
-	rm -f "$tmp/s.out"
-	ip netns exec "$B" "$XFER" -l -p "$1" -T 120 > "$tmp/s.out" \
-		2> "$tmp/s.err" &
-	srv=$!
-	mrc_wait_for 30 mrc_server_ready "$tmp/s.out" "$srv" &&
-		mrc_said_ready "$tmp/s.out" ||
-		mrc_fail "server did not start: $(cat "$tmp/s.err")"
-}
-
 # dead_peer: with dead_peer_timeout_ms 1000 at the sender, a transfer
 # whose every packet is lost from then on fails within 5 s (by default,
 # 10 s without an answer).
@@ -201,7 +189,7 @@ dead_peer()
 
 	set_ "$A" dead_peer_timeout_ms 1000 || return 1
 	port=$((port + 1))
-	server "$port" || return 1
+	mrc_xfer_server "$B" "$port" "$tmp" || return 1
 	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 4G -T 60 \
 		> /dev/null 2> "$tmp/c.err" &
 	cli=$!
@@ -249,17 +237,6 @@ init_cwnd()
 	return "$rc"
 }
 
-# delta NS: "mrcctl stats -d" in NS, with a history of the test's own.
-delta()
-{
-	MRCCTL_STATS_HISTORY=$tmp/history.$1 "$MRCCTL" -n "$1" stats -d
-}
-
-count()
-{
-	awk -v n="$1" '$1 == n { v = $2 } END { print v + 0 }' "$2"
-}
-
 # Packets from a plain UDP socket on A's plane 1 address to B's MRC port:
 # COUNT padded SYNs for PORT (KIND syn), each from its own connection
 # id, naming A's plane; or COUNT DATA packets for no connection (KIND
@@ -303,15 +280,15 @@ half_open()
 
 	set_ "$B" half_open_max 2 || return 1
 	port=$((port + 1))
-	server "$port" || return 1
-	delta "$B" > /dev/null || return 1
+	mrc_xfer_server "$B" "$port" "$tmp" || return 1
+	mrc_stats_delta "$B" "$tmp" > /dev/null || return 1
 	send syn 6 "$port" || return 1
 	sleep 0.5
-	delta "$B" > "$tmp/b" || return 1
+	mrc_stats_delta "$B" "$tmp" > "$tmp/b" || return 1
 	mrc_kill_jobs
 	set_ "$B" half_open_max 256
-	mrc_expect PassiveOpens "$(count PassiveOpens "$tmp/b")" 2 || rc=1
-	mrc_expect SynDropped "$(count SynDropped "$tmp/b")" 4 || rc=1
+	mrc_expect PassiveOpens "$(mrc_stat PassiveOpens "$tmp/b")" 2 || rc=1
+	mrc_expect SynDropped "$(mrc_stat SynDropped "$tmp/b")" 4 || rc=1
 	[ "$rc" = 0 ] || mrc_show "$tmp/b"
 	return "$rc"
 }
@@ -324,12 +301,12 @@ rst_rates()
 	local rc=0 sent limited
 
 	set_ "$B" rst_rate 10 || return 1
-	delta "$B" > /dev/null || return 1
+	mrc_stats_delta "$B" "$tmp" > /dev/null || return 1
 	send data 200 0 || return 1
 	sleep 0.5
-	delta "$B" > "$tmp/b" || return 1
-	sent=$(count RstStraySent "$tmp/b")
-	limited=$(count RstStrayLimited "$tmp/b")
+	mrc_stats_delta "$B" "$tmp" > "$tmp/b" || return 1
+	sent=$(mrc_stat RstStraySent "$tmp/b")
+	limited=$(mrc_stat RstStrayLimited "$tmp/b")
 	mrc_info "rst_rate 10: $sent RSTs sent, $limited held back"
 	[ "$sent" -ge 1 ] && [ "$sent" -le 20 ] &&
 		[ $((sent + limited)) = 200 ] ||
@@ -339,9 +316,9 @@ rst_rates()
 	sleep 1.1
 	send data 50 0 || return 1
 	sleep 0.5
-	delta "$B" > "$tmp/b" || return 1
+	mrc_stats_delta "$B" "$tmp" > "$tmp/b" || return 1
 	mrc_expect "RSTs sent with rst_rate_per_source 0" \
-		"$(count RstStraySent "$tmp/b")" 0 || rc=1
+		"$(mrc_stat RstStraySent "$tmp/b")" 0 || rc=1
 	set_ "$B" rst_rate_per_source 100
 	return "$rc"
 }

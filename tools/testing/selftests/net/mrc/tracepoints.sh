@@ -97,18 +97,6 @@ traced()
 	grep -Eq "$1" "$trace/trace"
 }
 
-# server PORT: a server on $B that reads whatever comes, in the background.
-server()
-{
-	rm -f "$tmp/s.out"
-	ip netns exec "$B" "$XFER" -l -p "$1" -T 120 > "$tmp/s.out" \
-		2> "$tmp/s.err" &
-	srv=$!
-	mrc_wait_for 30 mrc_server_ready "$tmp/s.out" "$srv" &&
-		mrc_said_ready "$tmp/s.out" ||
-		mrc_fail "server did not start: $(cat "$tmp/s.err")"
-}
-
 # life: one short connection; the states of both ends in order.
 life()
 {
@@ -116,7 +104,7 @@ life()
 
 	tracing mrc_state || return 1
 	port=$((port + 1))
-	server "$port" || return 1
+	mrc_xfer_server "$B" "$port" "$tmp" || return 1
 	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 64K \
 		> /dev/null 2> "$tmp/c.err" ||
 		mrc_fail "transfer failed: $(cat "$tmp/c.err")" || return 1
@@ -185,7 +173,7 @@ black_hole()
 	tracing mrc_send mrc_ev_retire mrc_ev_restore || return 1
 	echo "plane == 1 && resend == 0" > "$trace/events/mrc/mrc_send/filter"
 	port=$((port + 1))
-	server "$port" || return 1
+	mrc_xfer_server "$B" "$port" "$tmp" || return 1
 	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 4G -T 120 \
 		> /dev/null 2> "$tmp/c.err" &
 	cli=$!
@@ -224,7 +212,7 @@ plane_leaves()
 
 	tracing mrc_plane || return 1
 	port=$((port + 1))
-	server "$port" || return 1
+	mrc_xfer_server "$B" "$port" "$tmp" || return 1
 	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 4G -T 120 \
 		> /dev/null 2> "$tmp/c.err" &
 	cli=$!
