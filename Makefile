@@ -21,6 +21,7 @@
 #                        the tools, headers, man pages, completion and the
 #                        systemd unit (PREFIX=/usr/local, DESTDIR)
 #   make install-tools   all but mrc.ko (with install-dkms)
+#                        (NO_BUILD=1: install what is built, build nothing)
 #   make install-dkms    mrc.ko's sources in /usr/src/mrc-VERSION, built and
 #                        installed by DKMS for every kernel, now and later
 #   make uninstall, make uninstall-dkms
@@ -184,8 +185,9 @@ DKMS ?= dkms
 install: install-modules install-tools
 
 # mrc.ko for each target kernel; depmod, unless into a DESTDIR (a package's
-# tree: its installation runs depmod).
-install-modules: modules
+# tree: its installation runs depmod).  NO_BUILD=1: install what was built,
+# build nothing (make as a user, then make install as root).
+install-modules: $(if $(NO_BUILD),,modules)
 	@for k in $(KVERS); do \
 		$(INSTALL) -D -m 644 $(BUILD)/$$k/net/mrc/mrc.ko \
 			$(DESTDIR)/lib/modules/$$k/updates/mrc.ko || exit; \
@@ -193,7 +195,7 @@ install-modules: modules
 	done
 
 # The configuration file is the operator's: never overwritten.
-install-tools: mrcctl mrcperf
+install-tools: $(if $(NO_BUILD),,mrcctl mrcperf)
 	$(INSTALL) -D -m 755 tools/mrcctl/mrcctl $(DESTDIR)$(BINDIR)/mrcctl
 	$(INSTALL) -D -m 755 tools/mrcperf/mrcperf $(DESTDIR)$(BINDIR)/mrcperf
 	$(INSTALL) -D -m 644 -t $(DESTDIR)$(INCLUDEDIR)/linux \
