@@ -17,6 +17,14 @@
 #   make bench           boot a VM and benchmark MRC, TCP and MPTCP
 #                        (QUICK=1: a smoke run of a few minutes), results
 #                        in build/bench/
+#   make install         install mrc.ko (in /lib/modules/RELEASE/updates),
+#                        the tools, headers, man pages, completion and the
+#                        systemd unit (PREFIX=/usr/local, DESTDIR)
+#   make install-tools   all but mrc.ko (with install-dkms)
+#                        (NO_BUILD=1: install what is built, build nothing)
+#   make install-dkms    mrc.ko's sources in /usr/src/mrc-VERSION, built and
+#                        installed by DKMS for every kernel, now and later
+#   make uninstall, make uninstall-dkms
 #   make clean
 
 TOP := $(CURDIR)
@@ -26,7 +34,9 @@ KSFT := $(KSRC)/tools/testing/selftests
 SELFTESTS := tools/testing/selftests/net/mrc
 
 .PHONY: all modules selftests mrcctl deps check lint checkpatch netlink-check \
-	demo clean mrcperf bench need-kernels debug-kernel check-debug
+	demo clean mrcperf bench need-kernels debug-kernel check-debug \
+	install install-modules install-tools install-dkms uninstall \
+	uninstall-dkms dkms-test
 
 # "make deps check": what this file learns at parse time (the installed
 # kernels) is what was there before deps ran.  So with deps and other
@@ -86,7 +96,7 @@ define module_rules
 modules: module-$(1)
 module-$(1): need-kernels
 	@mkdir -p $(BUILD)/$(1)
-	@cp -rsf $(TOP)/Kbuild $(TOP)/net $(TOP)/include $(BUILD)/$(1)/
+	@cp -rsf $(TOP)/Kbuild $(TOP)/VERSION $(TOP)/net $(TOP)/include $(BUILD)/$(1)/
 	$(MAKE) -C $(2) M=$(BUILD)/$(1) W=1 modules
 	@mkdir -p $(BUILD)/$(1)/test-modules
 	@cp -rsf $(TOP)/$(SELFTESTS)/modules/. $(BUILD)/$(1)/test-modules/
@@ -96,7 +106,7 @@ module-$(1): need-kernels
 lint-$(1):
 	@echo "  LINT    $(1)"
 	@rm -rf $(BUILD)/lint/$(1) && mkdir -p $(BUILD)/lint/$(1)
-	@cp -rs $(TOP)/Kbuild $(TOP)/net $(TOP)/include $(BUILD)/lint/$(1)/
+	@cp -rs $(TOP)/Kbuild $(TOP)/VERSION $(TOP)/net $(TOP)/include $(BUILD)/lint/$(1)/
 	@$(MAKE) -s -C $(2) M=$(BUILD)/lint/$(1) W=1 C=1 \
 		modules > $(BUILD)/lint/$(1).log 2>&1 || \
 		{ cat $(BUILD)/lint/$(1).log; exit 1; }
@@ -108,10 +118,19 @@ modules: need-kernels
 $(KSFT)/lib.mk:
 	@scripts/linux-source
 
-selftests: $(KSFT)/lib.mk
+selftests: $(KSFT)/lib.mk dkms-test
 	@mkdir -p $(BUILD)/selftests
 	@mkdir -p $(KSFT)/net && ln -sfn $(TOP)/$(SELFTESTS) $(KSFT)/net/mrc
 	$(MAKE) -C $(SELFTESTS) $(SELFTEST_VARS)
+
+# The DKMS builds of mrc.ko that install.sh installs in the guest, made on
+# the host (tools/testing/dkms-prebuild says why), again when a source of
+# the module changes.
+DKMS_SOURCES := Kbuild VERSION dkms.conf net/mrc/Kbuild \
+	$(wildcard net/mrc/*.[ch] include/uapi/linux/*.h)
+dkms-test: $(BUILD)/dkms/stamp
+$(BUILD)/dkms/stamp: $(DKMS_SOURCES) | need-kernels
+	@tools/testing/dkms-prebuild $(KVERS)
 
 deps:
 	@scripts/deps
@@ -145,6 +164,108 @@ demo: need-kernels all
 
 bench: need-kernels all
 	@QUICK=$(QUICK) tools/testing/bench/run
+
+# Installing on a host: README.md, "Installing on a host".  The version
+# of MRC for Linux is in one place, the VERSION file: the module's
+# MODULE_VERSION, mrcctl -V and the DKMS package read it.
+VERSION := $(strip $(shell cat $(TOP)/VERSION))
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/mrc
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
+DKMSDIR ?= /usr/src/mrc-$(VERSION)
+INSTALL ?= install
+DEPMOD ?= depmod
+DKMS ?= dkms
+
+install: install-modules install-tools
+
+# mrc.ko for each target kernel; depmod, unless into a DESTDIR (a package's
+# tree: its installation runs depmod).  NO_BUILD=1: install what was built,
+# build nothing (make as a user, then make install as root).
+install-modules: $(if $(NO_BUILD),,modules)
+	@for k in $(KVERS); do \
+		$(INSTALL) -D -m 644 $(BUILD)/$$k/net/mrc/mrc.ko \
+			$(DESTDIR)/lib/modules/$$k/updates/mrc.ko || exit; \
+		[ -n "$(DESTDIR)" ] || $(DEPMOD) -a $$k || exit; \
+	done
+
+# The configuration file is the operator's: never overwritten.
+install-tools: $(if $(NO_BUILD),,mrcctl mrcperf)
+	$(INSTALL) -D -m 755 tools/mrcctl/mrcctl $(DESTDIR)$(BINDIR)/mrcctl
+	$(INSTALL) -D -m 755 tools/mrcperf/mrcperf $(DESTDIR)$(BINDIR)/mrcperf
+	$(INSTALL) -D -m 644 -t $(DESTDIR)$(INCLUDEDIR)/linux \
+		include/uapi/linux/mrc.h include/uapi/linux/mrc_netlink.h
+	$(INSTALL) -D -m 644 tools/mrcctl/mrcctl.8 $(DESTDIR)$(MANDIR)/man8/mrcctl.8
+	$(INSTALL) -D -m 644 tools/mrcperf/mrcperf.1 $(DESTDIR)$(MANDIR)/man1/mrcperf.1
+	$(INSTALL) -D -m 644 tools/completion/mrcctl \
+		$(DESTDIR)$(COMPLETIONDIR)/mrcctl
+	@mkdir -p $(DESTDIR)$(UNITDIR)
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		tools/systemd/mrc.service.in > $(DESTDIR)$(UNITDIR)/mrc.service
+	$(INSTALL) -D -m 644 -t $(DESTDIR)$(DOCDIR)/examples \
+		tools/etc/mrc.conf
+	$(INSTALL) -D -m 644 tools/modules-load.d/mrc.conf \
+		$(DESTDIR)$(DOCDIR)/examples/modules-load.d/mrc.conf
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/mrc/mrc.conf ]; then \
+		echo "keeping $(DESTDIR)$(SYSCONFDIR)/mrc/mrc.conf"; \
+	else \
+		echo "$(INSTALL) -D -m 644 tools/etc/mrc.conf $(DESTDIR)$(SYSCONFDIR)/mrc/mrc.conf"; \
+		$(INSTALL) -D -m 644 tools/etc/mrc.conf $(DESTDIR)$(SYSCONFDIR)/mrc/mrc.conf; \
+	fi
+
+# The module's sources, as DKMS wants them, with the version written into
+# dkms.conf; then (but into a DESTDIR) DKMS builds and installs mrc.ko for
+# every kernel that has its headers installed, and does so again for each
+# kernel installed later.  A kernel that dkms.conf excludes (older than 6.1)
+# is skipped.
+install-dkms:
+	@if [ -z "$(DESTDIR)" ] && $(DKMS) status mrc/$(VERSION) | grep -q .; then \
+		echo "$(DKMS) remove mrc/$(VERSION) --all"; \
+		$(DKMS) remove mrc/$(VERSION) --all || exit; \
+	fi
+	rm -rf $(DESTDIR)$(DKMSDIR)
+	@mkdir -p $(DESTDIR)$(DKMSDIR)
+	cp -r Kbuild VERSION net include $(DESTDIR)$(DKMSDIR)/
+	sed 's|^PACKAGE_VERSION=.*|PACKAGE_VERSION="$(VERSION)"|' dkms.conf \
+		> $(DESTDIR)$(DKMSDIR)/dkms.conf
+	@if [ -z "$(DESTDIR)" ]; then \
+		echo "$(DKMS) add mrc/$(VERSION)"; \
+		$(DKMS) add mrc/$(VERSION) || exit; \
+		for build in /lib/modules/*/build; do \
+			k=$${build%/build}; k=$${k#/lib/modules/}; \
+			echo "$(DKMS) install mrc/$(VERSION) -k $$k"; \
+			$(DKMS) install mrc/$(VERSION) -k $$k; rc=$$?; \
+			[ $$rc = 0 ] || [ $$rc = 77 ] || exit $$rc; \
+		done; \
+	fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/mrcctl $(DESTDIR)$(BINDIR)/mrcperf \
+		$(DESTDIR)$(INCLUDEDIR)/linux/mrc.h \
+		$(DESTDIR)$(INCLUDEDIR)/linux/mrc_netlink.h \
+		$(DESTDIR)$(MANDIR)/man8/mrcctl.8 $(DESTDIR)$(MANDIR)/man1/mrcperf.1 \
+		$(DESTDIR)$(COMPLETIONDIR)/mrcctl $(DESTDIR)$(UNITDIR)/mrc.service
+	rm -rf $(DESTDIR)$(DOCDIR)
+	@for ko in $(DESTDIR)/lib/modules/*/updates/mrc.ko; do \
+		[ -e "$$ko" ] || continue; \
+		echo "rm -f $$ko"; rm -f "$$ko" || exit; \
+		k=$${ko%/updates/mrc.ko}; k=$${k##*/}; \
+		[ -n "$(DESTDIR)" ] || $(DEPMOD) -a $$k || exit; \
+	done
+	@[ ! -e $(DESTDIR)$(SYSCONFDIR)/mrc/mrc.conf ] || \
+		echo "keeping $(DESTDIR)$(SYSCONFDIR)/mrc/mrc.conf"
+
+uninstall-dkms:
+	@if [ -z "$(DESTDIR)" ] && $(DKMS) status mrc/$(VERSION) | grep -q .; then \
+		echo "$(DKMS) remove mrc/$(VERSION) --all"; \
+		$(DKMS) remove mrc/$(VERSION) --all || exit; \
+	fi
+	rm -rf $(DESTDIR)$(DKMSDIR)
 
 clean:
 	rm -rf $(BUILD)

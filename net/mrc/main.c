@@ -90,5 +90,6 @@ module_exit(mrc_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("MRC: Multipath Reliable Connection transport");
 MODULE_AUTHOR("The MRC for Linux authors");
+MODULE_VERSION(MRC_PACKAGE_VERSION);
 MODULE_ALIAS_NETPROTO(PF_MRC);
 MODULE_ALIAS_GENL_FAMILY("mrc");

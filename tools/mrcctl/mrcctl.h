@@ -18,7 +18,8 @@
 #include "json.h"
 #include "nl.h"
 
-#define MRCCTL_VERSION	"1.0"
+/* From the top-level VERSION file, through the Makefile. */
+#define MRCCTL_VERSION	MRC_PACKAGE_VERSION
 
 /* Exit status of a command line that is not understood. */
 #define EXIT_USAGE	2
