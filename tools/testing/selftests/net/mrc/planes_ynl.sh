@@ -39,7 +39,7 @@ else
 fi
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 
-mrc_plan 16
+mrc_plan 17
 
 ns=mrcp-$(printf '%04x' $RANDOM)-ynl
 tmp=$(mktemp -d)
@@ -81,13 +81,20 @@ ipv4_u32()
 	echo $(($1 << 24 | $2 << 16 | $3 << 8 | $4))
 }
 
+# The counters of a plane that carried nothing, in the kernel's order.
+COUNTERS='[{name: "OutPkts", value: 0}, {name: "OutBytes", value: 0},
+	{name: "InPkts", value: 0}, {name: "InBytes", value: 0},
+	{name: "InDrops", value: 0}]'
+
 # plane ID IFNAME ADDR-KEY ADDR ADMIN_UP STATE EVS MTU: a plane as YNL
-# shows it, keys sorted.  Addresses show as text (display-hint), but YNL
-# of 6.12 takes them only as a number (addr4) or hex (addr6).
+# shows it, keys sorted, with its counters (no MRC traffic runs here).
+# Addresses show as text (display-hint), but YNL of 6.12 takes them only
+# as a number (addr4) or hex (addr6).
 plane()
 {
 	jq -cnS "{id: $1, ifindex: $(ifindex "$2"), ifname: \"$2\", $3: \"$4\",
-		\"admin-up\": $5, state: \"$6\", evs: $7, mtu: $8}"
+		\"admin-up\": $5, state: \"$6\", evs: $7, mtu: $8,
+		counter: $COUNTERS}"
 }
 
 # ynl_fails ERRNO_TEXT MESSAGE ARGS...: cli.py exits 1 with the errno text
@@ -112,7 +119,7 @@ list_ops()
 	out=$(ip netns exec "$ns" "$PYTHON" "$CLI" --spec "$SPEC" "${schema_args[@]}" \
 		--list-ops) || return 1
 	mrc_expect "operations" "$(awk '{ print $1 }' <<< "$out" | sort | tr '\n' ' ')" \
-		"config-get config-set conn-get plane-add plane-del plane-get plane-set "
+		"config-get config-set conn-get plane-add plane-del plane-get plane-set stats-get "
 }
 
 add_default()
@@ -182,6 +189,18 @@ config()
 {"default-evs":48,"planes":3,"rx-dropped":0,"syn-dropped":0,"udp-port":4793}
 {"default-evs":48,"planes":3,"rx-dropped":0,"syn-dropped":0,"udp-port":4793}
 {"default-evs":32,"planes":3,"rx-dropped":0,"syn-dropped":0,"udp-port":4793}'
+}
+
+# stats: stats-get gives the namespace's counters by name, all zero here
+# (no MRC traffic), the first InPkts.
+stats()
+{
+	local out
+
+	out=$(ynl --do stats-get --json '{}') || return 1
+	mrc_expect "stats-get" "$(jq -c '[(.counter | length) >= 40,
+		.counter[0].name, ([.counter[].value] | add)]' <<< "$out")" \
+		'[true,"InPkts",0]'
 }
 
 error_nodev()
@@ -280,6 +299,7 @@ mrc_check "plane-get dump" dump
 mrc_check "plane-get by id and by ifname" get_one
 mrc_check "plane-set admin-up and evs" set_plane
 mrc_check "config-get and config-set" config
+mrc_check "stats-get" stats
 mrc_check "error: unknown device, errno and extack" error_nodev
 mrc_check "error: UDP port change with planes, errno and extack" error_busy
 mrc_check "error: id 16 refused by the policy" error_policy
