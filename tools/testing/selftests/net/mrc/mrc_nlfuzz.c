@@ -292,6 +292,8 @@ static int attr_max(int cmd)
 		return MRC_CONFIG_ATTR_MAX;
 	case MRC_CMD_CONN_GET:
 		return MRC_CONN_ATTR_MAX;
+	case MRC_CMD_STATS_GET:
+		return MRC_STATS_ATTR_MAX;
 	default:
 		return MRC_PLANE_ATTR_MAX;
 	}
@@ -436,7 +438,7 @@ static void check_family_msg(const struct nlmsghdr *nlh, bool ntf)
 	}
 	cmd = g->cmd;
 	if (ntf ? (cmd < MRC_CMD_PLANE_ADD_NTF || cmd > MRC_CMD_CONFIG_CHANGE_NTF) :
-	    (cmd < MRC_CMD_PLANE_GET || cmd > MRC_CMD_CONN_GET ||
+	    (cmd < MRC_CMD_PLANE_GET || cmd > MRC_CMD_MAX ||
 	     (cmd >= MRC_CMD_PLANE_ADD_NTF && cmd <= MRC_CMD_CONFIG_CHANGE_NTF)))
 		mrc_fail("%s with command %d", ntf ? "notification" : "reply", cmd);
 	/* Nests are marked as such: check them as well. */
