@@ -523,3 +523,22 @@ void mrc_conn_destroy_work(struct work_struct *work)
 	mrc_conn_unhash(msk);
 	sock_put(sk);
 }
+
+/* The state of a connection as netlink and MRC_INFO report it. */
+u32 mrc_conn_report_state(const struct mrc_sock *msk)
+{
+	const struct sock *sk = &msk->sk;
+
+	switch (READ_ONCE(sk->sk_state)) {
+	case TCP_SYN_SENT:
+		return MRC_CONN_STATE_SYN_SENT;
+	case TCP_SYN_RECV:
+		return MRC_CONN_STATE_SYN_RECV;
+	case TCP_ESTABLISHED:
+		if (msk->closed || READ_ONCE(sk->sk_shutdown) == SHUTDOWN_MASK)
+			return MRC_CONN_STATE_CLOSING;
+		return MRC_CONN_STATE_ESTABLISHED;
+	default:
+		return MRC_CONN_STATE_CLOSED;
+	}
+}

@@ -724,6 +724,13 @@ void mrc_conn_check_end(struct mrc_sock *msk);
 void mrc_conn_done(struct mrc_sock *msk, int err);
 void mrc_conn_purge(struct mrc_sock *msk);
 void mrc_conn_destroy_work(struct work_struct *work);
+u32 mrc_conn_report_state(const struct mrc_sock *msk);
+
+/* sockopt.c */
+int mrc_setsockopt(struct socket *sock, int level, int optname,
+		   sockptr_t optval, unsigned int optlen);
+int mrc_getsockopt(struct socket *sock, int level, int optname,
+		   char __user *optval, int __user *optlen);
 
 /* output.c */
 struct sk_buff *mrc_alloc_skb(unsigned int len, gfp_t gfp);

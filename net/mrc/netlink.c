@@ -619,24 +619,6 @@ struct mrc_nl_conn {
 	u16			retired[MRC_MAX_EVS];	/* EV ports, by plane */
 };
 
-static u32 mrc_nl_conn_state(const struct mrc_sock *msk)
-{
-	const struct sock *sk = &msk->sk;
-
-	switch (READ_ONCE(sk->sk_state)) {
-	case TCP_SYN_SENT:
-		return MRC_CONN_STATE_SYN_SENT;
-	case TCP_SYN_RECV:
-		return MRC_CONN_STATE_SYN_RECV;
-	case TCP_ESTABLISHED:
-		if (msk->closed || READ_ONCE(sk->sk_shutdown) == SHUTDOWN_MASK)
-			return MRC_CONN_STATE_CLOSING;
-		return MRC_CONN_STATE_ESTABLISHED;
-	default:
-		return MRC_CONN_STATE_CLOSED;
-	}
-}
-
 /*
  * Copy what is reported of a connection.  The caller holds a reference or
  * the RCU read lock: MRC sockets are freed after a grace period.
@@ -650,7 +632,7 @@ static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
 	c->uid = msk->sk.sk_uid;
 	c->id = msk->lcid;
 	c->peer_id = msk->rcid;
-	c->state = mrc_nl_conn_state(msk);
+	c->state = mrc_conn_report_state(msk);
 	c->type = msk->sk.sk_type == SOCK_SEQPACKET ?
 		  MRC_CONN_TYPE_SEQPACKET : MRC_CONN_TYPE_STREAM;
 	c->port = READ_ONCE(msk->port);

@@ -1133,6 +1133,8 @@ static int mrc_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 	.ioctl		= mrc_ioctl,		\
 	.listen		= mrc_listen,		\
 	.shutdown	= mrc_shutdown,		\
+	.setsockopt	= mrc_setsockopt,	\
+	.getsockopt	= mrc_getsockopt,	\
 	.sendmsg	= mrc_sendmsg,		\
 	.recvmsg	= mrc_recvmsg,		\
 	.mmap		= sock_no_mmap

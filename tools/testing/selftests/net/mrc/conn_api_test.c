@@ -38,6 +38,7 @@
 #include <sys/uio.h>
 
 #include <linux/mrc.h>
+#include <linux/mrc_netlink.h>
 
 #include "kselftest_harness.h"
 
@@ -745,6 +746,180 @@ TEST_F(conn, options)
 	ASSERT_EQ(0, getsockopt(self->cfd, SOL_SOCKET, SO_LINGER, &l, &len));
 	EXPECT_EQ(1, l.l_onoff);
 	EXPECT_EQ(7, l.l_linger);
+}
+
+static int mrc_info(int fd, struct mrc_info *info, socklen_t *len)
+{
+	*len = sizeof(*info);
+	memset(info, 0xa5, sizeof(*info));
+	return getsockopt(fd, SOL_MRC, MRC_INFO, info, len);
+}
+
+/* An MRC_PLANE_INFO or MRC_EV_INFO reply of COUNT entries of SIZE bytes. */
+static int mrc_info_array(int fd, int opt, void *buf, socklen_t *len,
+			  unsigned int size)
+{
+	struct mrc_info_array *head = buf;
+
+	memset(buf, 0xa5, *len);
+	head->mria_size_head = sizeof(*head);
+	head->mria_size_user = size;
+	return getsockopt(fd, SOL_MRC, opt, buf, len);
+}
+
+/* MRC_INFO, MRC_PLANE_INFO and MRC_EV_INFO tell of the connection. */
+TEST_F(conn, info)
+{
+	struct {
+		struct mrc_info_array head;
+		struct mrc_plane_info planes[16];
+	} pi;
+	struct {
+		struct mrc_info_array head;
+		struct mrc_ev_info evs[256];
+	} ei;
+	struct {
+		struct mrc_info_array head;
+		unsigned char entries[2][sizeof(struct mrc_plane_info) + 8];
+	} big;
+	struct mrc_info ci, si, li;
+	unsigned long long bytes = 0, pkts = 0;
+	struct sockaddr_mrc peer;
+	char buf[64 * KIB];
+	unsigned int i, j;
+	socklen_t len;
+
+	fill(buf, sizeof(buf), 0, 7);
+	ASSERT_EQ(sizeof(buf), send_all(self->cfd, buf, sizeof(buf), 0));
+	ASSERT_EQ(sizeof(buf), recv_all(self->sfd, buf, sizeof(buf)));
+	EXPECT_EQ(sizeof(buf), mismatch(buf, sizeof(buf), 0, 7));
+
+	/* Both ends: established, each the other's peer, both planes. */
+	ASSERT_EQ(0, mrc_info(self->cfd, &ci, &len));
+	EXPECT_EQ(sizeof(ci), len);
+	ASSERT_EQ(0, mrc_info(self->sfd, &si, &len));
+	EXPECT_EQ(MRC_CONN_STATE_ESTABLISHED, ci.mrci_state);
+	EXPECT_EQ(MRC_CONN_STATE_ESTABLISHED, si.mrci_state);
+	EXPECT_NE(0, ci.mrci_conn_id);
+	EXPECT_EQ(si.mrci_conn_id, ci.mrci_peer_conn_id);
+	EXPECT_EQ(ci.mrci_conn_id, si.mrci_peer_conn_id);
+	EXPECT_EQ(0x3, ci.mrci_plane_mask);
+	EXPECT_EQ(2, ci.mrci_nr_planes);
+	EXPECT_LT(0, ci.mrci_nr_evs);
+	EXPECT_EQ(0, ci.mrci_nr_evs_retired);
+	EXPECT_LT(0, ci.mrci_mss);
+	EXPECT_LT(0, ci.mrci_snd_wnd);
+	EXPECT_LT(0, si.mrci_rcv_wnd);
+	/* What was sent, what arrived, and a round trip measured. */
+	EXPECT_LE(sizeof(buf), ci.mrci_tx_bytes);
+	EXPECT_LE(sizeof(buf) / ci.mrci_mss, ci.mrci_tx_packets);
+	EXPECT_LE(sizeof(buf) / ci.mrci_mss, si.mrci_rx_packets);
+	EXPECT_LT(0, ci.mrci_srtt_us);
+	EXPECT_LE(ci.mrci_srtt_us, ci.mrci_rto_us);
+	EXPECT_EQ(0, ci.mrci_rx_trimmed);
+
+	/* A shorter length gets the start; a longer one what there is. */
+	len = 8;
+	memset(&li, 0xa5, sizeof(li));
+	ASSERT_EQ(0, getsockopt(self->cfd, SOL_MRC, MRC_INFO, &li, &len));
+	EXPECT_EQ(8, len);
+	EXPECT_EQ(0, memcmp(&li, &ci, 8));
+	EXPECT_EQ(0xa5, ((unsigned char *)&li)[8]);
+
+	/* A listener has no connection. */
+	ASSERT_EQ(0, mrc_info(self->lfd, &li, &len));
+	EXPECT_EQ(MRC_CONN_STATE_CLOSED, li.mrci_state);
+	EXPECT_EQ(0, li.mrci_conn_id);
+	EXPECT_EQ(0, li.mrci_nr_planes);
+
+	/* The planes: their peer's addresses, EVs and what each carried. */
+	len = sizeof(pi);
+	ASSERT_EQ(0, mrc_info_array(self->cfd, MRC_PLANE_INFO, &pi, &len,
+				    sizeof(pi.planes[0])));
+	EXPECT_EQ(2, pi.head.mria_count);
+	EXPECT_EQ(sizeof(pi.planes[0]), pi.head.mria_size_kernel);
+	EXPECT_EQ(sizeof(pi.head) + 2 * sizeof(pi.planes[0]), len);
+	for (i = 0; i < 2 && i < pi.head.mria_count; i++) {
+		struct mrc_plane_info *p = &pi.planes[i];
+
+		EXPECT_EQ(i, p->mrcpi_id);
+		EXPECT_EQ(1, p->mrcpi_up);
+		peer = mrc_addr(SERVER, i ? AF_INET6 : AF_INET, 0);
+		EXPECT_EQ(peer.smrc_addr_family, p->mrcpi_peer_family);
+		if (i) {
+			EXPECT_EQ(0, memcmp(peer.smrc_addr6,
+					    p->mrcpi_peer_addr6, 16));
+		} else {
+			EXPECT_EQ(peer.smrc_addr4, p->mrcpi_peer_addr4);
+		}
+		EXPECT_LT(0, p->mrcpi_evs);
+		EXPECT_EQ(p->mrcpi_evs, p->mrcpi_evs_active);
+		EXPECT_LT(0, p->mrcpi_cwnd);
+		bytes += p->mrcpi_tx_bytes;
+	}
+	EXPECT_EQ(ci.mrci_nr_evs, pi.planes[0].mrcpi_evs +
+		  pi.planes[1].mrcpi_evs);
+	/* (More may have gone out since: acknowledgments carry no bytes.) */
+	EXPECT_EQ(ci.mrci_tx_bytes, bytes);
+
+	/* Entries of a smaller size, as many as fit, and of a larger one. */
+	memset(&pi, 0xa5, sizeof(pi));
+	len = sizeof(pi.head) + 4;
+	ASSERT_EQ(0, mrc_info_array(self->cfd, MRC_PLANE_INFO, &pi, &len, 4));
+	EXPECT_EQ(2, pi.head.mria_count);
+	EXPECT_EQ(sizeof(pi.head) + 4, len);
+	EXPECT_EQ(0, pi.planes[0].mrcpi_id);
+	EXPECT_EQ(1, pi.planes[0].mrcpi_up);
+	EXPECT_EQ(AF_INET, pi.planes[0].mrcpi_peer_family);
+	EXPECT_EQ(0xa5a5, pi.planes[0].mrcpi_evs);
+	len = sizeof(big);
+	ASSERT_EQ(0, mrc_info_array(self->cfd, MRC_PLANE_INFO, &big, &len,
+				    sizeof(big.entries[0])));
+	EXPECT_EQ(sizeof(big), len);
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(i, big.entries[i][0]);
+		for (j = sizeof(struct mrc_plane_info);
+		     j < sizeof(big.entries[0]); j++)
+			EXPECT_EQ(0, big.entries[i][j]);
+	}
+
+	/* Every EV, plane by plane, distinct ports, all in use. */
+	len = sizeof(ei);
+	ASSERT_EQ(0, mrc_info_array(self->cfd, MRC_EV_INFO, &ei, &len,
+				    sizeof(ei.evs[0])));
+	EXPECT_EQ(ci.mrci_nr_evs, ei.head.mria_count);
+	EXPECT_EQ(sizeof(ei.head) + ci.mrci_nr_evs * sizeof(ei.evs[0]), len);
+	for (i = 0; i < ei.head.mria_count && i < 256; i++) {
+		EXPECT_EQ(i < pi.planes[0].mrcpi_evs ? 0 : 1,
+			  ei.evs[i].mrcei_plane);
+		EXPECT_EQ(MRC_EV_STATE_ACTIVE, ei.evs[i].mrcei_state);
+		EXPECT_EQ(0, ei.evs[i].mrcei_losses);
+		for (j = 0; j < i; j++) {
+			if (ei.evs[j].mrcei_plane == ei.evs[i].mrcei_plane) {
+				EXPECT_NE(ei.evs[j].mrcei_port,
+					  ei.evs[i].mrcei_port);
+			}
+		}
+		pkts += ei.evs[i].mrcei_tx_packets;
+	}
+	EXPECT_LE(sizeof(buf) / ci.mrci_mss, pkts);
+
+	/* What is not an option, or not of this level. */
+	len = sizeof(li);
+	EXPECT_EQ(-1, getsockopt(self->cfd, SOL_MRC, 99, &li, &len));
+	EXPECT_EQ(ENOPROTOOPT, errno);
+	EXPECT_EQ(-1, setsockopt(self->cfd, SOL_MRC, MRC_INFO, &li,
+				 sizeof(li)));
+	EXPECT_EQ(ENOPROTOOPT, errno);
+	EXPECT_EQ(-1, getsockopt(self->cfd, IPPROTO_TCP, 1, &li, &len));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	len = sizeof(pi.head) - 1;
+	EXPECT_EQ(-1, getsockopt(self->cfd, SOL_MRC, MRC_PLANE_INFO, &pi,
+				 &len));
+	EXPECT_EQ(EINVAL, errno);
+	len = sizeof(pi);
+	EXPECT_EQ(-1, mrc_info_array(self->cfd, MRC_EV_INFO, &pi, &len, 0));
+	EXPECT_EQ(EINVAL, errno);
 }
 
 /* send/recv, write/read and sendmsg/recvmsg, both ways. */

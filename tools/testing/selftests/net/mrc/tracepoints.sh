@@ -10,8 +10,9 @@
 #   from an mrc_send event of plane 1, a tc filter on plane 1 drops the
 #   packets that carry it (by UDP source port on IPv4, by flow label on
 #   IPv6, so that the port and label the events print are the ones on the
-#   wire), mrc_ev_retire names that EV and plane, and "mrcctl -s conn
-#   show" lists it among plane 1's retired EVs; once the filter is gone,
+#   wire), mrc_ev_retire names that EV and plane, "mrcctl -s conn show"
+#   lists it among plane 1's retired EVs, and so does MRC_EV_INFO to the
+#   process that owns the connection; once the filter is gone,
 #   mrc_ev_restore names it;
 # - mrc_plane shows plane 2 leave a connection when its link goes down
 #   mid-transfer, and join it again when the link comes back.
@@ -24,6 +25,7 @@ mrc_require_root
 
 mrc_need_mrcctl
 mrc_need_bin mrc_xfer
+mrc_need_bin mrc_sockinfo
 mrc_need_cmd tc
 mrc_need_cmd python3
 XFER=$MRC_BIN/mrc_xfer
@@ -194,6 +196,16 @@ black_hole()
 	retired_shown "$ev" ||
 		mrc_fail "mrcctl -s conn show does not list EV $ev as retired" ||
 		return 1
+	# And MRC_EV_INFO, to the process that owns the connection.
+	"$MRC_BIN/mrc_sockinfo" "$cli" > "$tmp/info" ||
+		mrc_fail "mrc_sockinfo $cli failed" || return 1
+	grep -q "^ev 1 $ev retired losses [1-9]" "$tmp/info" ||
+		mrc_fail "MRC_EV_INFO does not list EV $ev as retired:" \
+			"$(grep "^ev 1 $ev " "$tmp/info")" || return 1
+	grep -q "^conn $((${cid#cid=})) .* retired [1-9]" "$tmp/info" ||
+		mrc_fail "MRC_INFO of connection $cid counts no retired EV:" \
+			"$(grep '^conn ' "$tmp/info")" || return 1
+	mrc_info "$(grep "^plane 1 " "$tmp/info")"
 	n=$(dropped)
 	mrc_info "the filter dropped ${n:-no} packets"
 	[ "${n:-0}" -gt 0 ] || mrc_fail "nothing left on EV $ev" || return 1
