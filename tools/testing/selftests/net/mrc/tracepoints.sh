@@ -15,7 +15,8 @@
 #   process that owns the connection; once the filter is gone,
 #   mrc_ev_restore names it;
 # - mrc_plane shows plane 2 leave a connection when its link goes down
-#   mid-transfer, and join it again when the link comes back.
+#   mid-transfer, and join it again when the link comes back;
+# - perf, as operators use it ("perf record -e 'mrc:*'"), sees the same.
 #
 # IPv4 and IPv6, two planes.
 
@@ -48,7 +49,7 @@ fi
 
 EVENTS="mrc_state mrc_send mrc_ack mrc_ev_retire mrc_ev_restore mrc_plane mrc_rto mrc_nack mrc_rst"
 
-mrc_plan 7
+mrc_plan 8
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -128,6 +129,33 @@ life()
 	mrc_wait_for 20 traced "mrc_state: $s .*ESTABLISHED -> CLOSE" ||
 		mrc_fail "server $s never CLOSE" || return 1
 	echo 0 > "$trace/tracing_on"
+}
+
+# perf_sees: "perf record -e 'mrc:*'", as an operator would run it, sees
+# a connection: both ends' handshakes and DATA on both planes.
+perf_sees()
+{
+	local data=$tmp/perf.data n1 n2
+
+	command -v perf > /dev/null || return "$KSFT_SKIP"
+	port=$((port + 1))
+	mrc_xfer_server "$B" "$port" "$tmp" || return 1
+	perf record -q -o "$data" -e 'mrc:*' -a -- \
+		ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 256K \
+		> /dev/null 2> "$tmp/perf.err" ||
+		mrc_fail "perf record: $(cat "$tmp/perf.err")" || return 1
+	wait "$srv" || mrc_fail "server: $(cat "$tmp/s.err")" || return 1
+	perf script -i "$data" > "$tmp/perf.txt" 2> "$tmp/perf.err" ||
+		mrc_fail "perf script: $(cat "$tmp/perf.err")" || return 1
+	n1=$(grep -c "mrc:mrc_send: .*plane=1 " "$tmp/perf.txt")
+	n2=$(grep -c "mrc:mrc_send: .*plane=2 " "$tmp/perf.txt")
+	mrc_info "perf: $(wc -l < "$tmp/perf.txt") events, mrc_send on planes 1 and 2: $n1 $n2"
+	grep -Eq "mrc:mrc_state: .*dport=$port SYN_SENT -> ESTABLISHED" "$tmp/perf.txt" ||
+		mrc_fail "no ESTABLISHED of the client" || return 1
+	grep -Eq "mrc:mrc_state: .* port=$port dport=[0-9]+ SYN_RECV -> ESTABLISHED" "$tmp/perf.txt" ||
+		mrc_fail "no ESTABLISHED of the server" || return 1
+	[ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] ||
+		mrc_fail "DATA not seen on both planes"
 }
 
 # drop_ev EV: on $A's veth1, drop what leaves with EV as its UDP source
@@ -252,6 +280,8 @@ for fam in 4 6; do
 	fi
 	peer=$(mrc_addr "$fam" 1 2)
 	mrc_check "IPv$fam: mrc_state follows both ends of a connection" life
+	[ "$fam" = 6 ] ||
+		mrc_check "perf record -e 'mrc:*' sees a connection" perf_sees
 	mrc_check "IPv$fam: a black-holed EV is retired by its port and label, then restored" \
 		black_hole
 	drop_ev
