@@ -9,7 +9,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <string.h>
-#include <arpa/inet.h>
 #include <linux/genetlink.h>
 
 #include "mrcctl.h"
@@ -52,60 +51,6 @@ static const char *const conn_type_names[] = {
 	[MRC_CONN_TYPE_SEQPACKET]	= "seqpacket",
 };
 
-/* The name of an enum value, or its number if this tool does not know it. */
-static bool enum_name(const struct nlattr *attr, const char *const *names,
-		      size_t n, char *buf)
-{
-	__u32 val;
-
-	if (!attr)
-		return false;
-	val = mnl_attr_get_u32(attr);
-	if (val < n && names[val])
-		snprintf(buf, FIELD_LEN, "%s", names[val]);
-	else
-		snprintf(buf, FIELD_LEN, "%u", val);
-	return true;
-}
-
-/* An address attribute, IPv4 or IPv6, and its family. */
-static const struct nlattr *addr_attr(const struct nlattr *const *tb,
-				      int attr4, int attr6, int *family)
-{
-	*family = tb[attr4] ? AF_INET : AF_INET6;
-	return tb[attr4] ? tb[attr4] : tb[attr6];
-}
-
-static bool addr_family(const struct nlattr *const *tb, int attr4, int attr6,
-			char *buf)
-{
-	int family;
-
-	if (!addr_attr(tb, attr4, attr6, &family))
-		return false;
-	snprintf(buf, FIELD_LEN, "%s", family == AF_INET ? "inet" : "inet6");
-	return true;
-}
-
-static bool addr_text(const struct nlattr *const *tb, int attr4, int attr6,
-		      char *buf)
-{
-	const struct nlattr *addr;
-	int family;
-
-	addr = addr_attr(tb, attr4, attr6, &family);
-	return addr && inet_ntop(family, mnl_attr_get_payload(addr), buf,
-				 FIELD_LEN);
-}
-
-static bool hex_u32(const struct nlattr *attr, char *buf)
-{
-	if (!attr)
-		return false;
-	snprintf(buf, FIELD_LEN, "0x%08x", mnl_attr_get_u32(attr));
-	return true;
-}
-
 /* A number of bytes for people: 999B, 1.2kB, 3.4MB, in powers of 1000. */
 static void bytes_text(unsigned long long n, char *buf, size_t len)
 {
@@ -126,47 +71,40 @@ static void bytes_text(unsigned long long n, char *buf, size_t len)
 
 static bool conn_peer_id(const struct nlattr *const *tb, char *buf)
 {
-	return hex_u32(tb[MRC_CONN_ATTR_PEER_ID], buf);
+	return field_hex_u32(tb[MRC_CONN_ATTR_PEER_ID], buf);
 }
 
 static bool conn_type(const struct nlattr *const *tb, char *buf)
 {
-	return enum_name(tb[MRC_CONN_ATTR_TYPE], conn_type_names,
-			 ARRAY_SIZE(conn_type_names), buf);
+	return field_enum(tb[MRC_CONN_ATTR_TYPE], conn_type_names,
+			  ARRAY_SIZE(conn_type_names), buf);
 }
 
 static bool conn_state(const struct nlattr *const *tb, char *buf)
 {
-	return enum_name(tb[MRC_CONN_ATTR_STATE], conn_state_names,
-			 ARRAY_SIZE(conn_state_names), buf);
+	return field_enum(tb[MRC_CONN_ATTR_STATE], conn_state_names,
+			  ARRAY_SIZE(conn_state_names), buf);
 }
 
 static bool conn_peer_family(const struct nlattr *const *tb, char *buf)
 {
-	return addr_family(tb, MRC_CONN_ATTR_PEER_ADDR4,
-			   MRC_CONN_ATTR_PEER_ADDR6, buf);
+	return field_addr_family(tb, MRC_CONN_ATTR_PEER_ADDR4,
+				 MRC_CONN_ATTR_PEER_ADDR6, buf);
 }
 
 static bool conn_peer_address(const struct nlattr *const *tb, char *buf)
 {
-	return addr_text(tb, MRC_CONN_ATTR_PEER_ADDR4,
-			 MRC_CONN_ATTR_PEER_ADDR6, buf);
+	return field_addr_text(tb, MRC_CONN_ATTR_PEER_ADDR4,
+			       MRC_CONN_ATTR_PEER_ADDR6, buf);
 }
 
 /* "10.0.1.2:40000" or "[fd00:1::2]:40000". */
 static bool conn_peer(const struct nlattr *const *tb, char *buf)
 {
-	char addr[INET6_ADDRSTRLEN];
-	int family;
-
-	if (!tb[MRC_CONN_ATTR_PEER_PORT] ||
-	    !addr_attr(tb, MRC_CONN_ATTR_PEER_ADDR4, MRC_CONN_ATTR_PEER_ADDR6,
-		       &family) ||
-	    !conn_peer_address(tb, addr))
-		return false;
-	snprintf(buf, FIELD_LEN, family == AF_INET ? "%s:%u" : "[%s]:%u",
-		 addr, mnl_attr_get_u16(tb[MRC_CONN_ATTR_PEER_PORT]));
-	return true;
+	return tb[MRC_CONN_ATTR_PEER_PORT] &&
+	       field_addr_port(tb, MRC_CONN_ATTR_PEER_ADDR4,
+			       MRC_CONN_ATTR_PEER_ADDR6,
+			       tb[MRC_CONN_ATTR_PEER_PORT], buf);
 }
 
 static const struct nl_policy conn_policy[MRC_CONN_ATTR_MAX + 1] = {
@@ -265,14 +203,14 @@ static const struct field_set conn_stats_fields = {
 
 static bool plane_peer_family(const struct nlattr *const *tb, char *buf)
 {
-	return addr_family(tb, MRC_CONN_PLANE_ATTR_PEER_ADDR4,
-			   MRC_CONN_PLANE_ATTR_PEER_ADDR6, buf);
+	return field_addr_family(tb, MRC_CONN_PLANE_ATTR_PEER_ADDR4,
+				 MRC_CONN_PLANE_ATTR_PEER_ADDR6, buf);
 }
 
 static bool plane_peer_address(const struct nlattr *const *tb, char *buf)
 {
-	return addr_text(tb, MRC_CONN_PLANE_ATTR_PEER_ADDR4,
-			 MRC_CONN_PLANE_ATTR_PEER_ADDR6, buf);
+	return field_addr_text(tb, MRC_CONN_PLANE_ATTR_PEER_ADDR4,
+			       MRC_CONN_PLANE_ATTR_PEER_ADDR6, buf);
 }
 
 static bool plane_srtt(const struct nlattr *const *tb, char *buf)
@@ -522,7 +460,7 @@ static int conn_show_cb(const struct nlmsghdr *nlh, void *data)
 		if (ctl->stats)
 			field_json_members(&ctl->jw, &conn_stats_fields, tb);
 	} else {
-		if (!hex_u32(tb[MRC_CONN_ATTR_ID], id))
+		if (!field_hex_u32(tb[MRC_CONN_ATTR_ID], id))
 			snprintf(id, sizeof(id), "-");
 		printf("conn %s", id);
 		field_pairs(stdout, &conn_fields, tb, " ", "");

@@ -82,6 +82,8 @@ int mrcctl_request(struct mrcctl *ctl, struct nlmsghdr *nlh,
 extern const struct field_set plane_fields;
 extern const struct field_set config_fields;
 
+bool plane_state_text(const struct nlattr *attr, char *buf);
+
 extern const char *const plane_usage_lines[];
 extern const char *const config_usage_lines[];
 extern const char *const conn_usage_lines[];
