@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <linux/genetlink.h>
 
@@ -130,6 +131,8 @@ static const struct nl_policy conn_policy[MRC_CONN_ATTR_MAX + 1] = {
 	[MRC_CONN_ATTR_RX_DUPLICATES]	= { MNL_TYPE_U64 },
 	[MRC_CONN_ATTR_ACKS_SENT]	= { MNL_TYPE_U64 },
 	[MRC_CONN_ATTR_PLANE]		= { MNL_TYPE_NESTED },
+	[MRC_CONN_ATTR_END_REASON]	= { MNL_TYPE_U32 },
+	[MRC_CONN_ATTR_ERROR]		= { MNL_TYPE_U32 },
 };
 
 /*
@@ -192,7 +195,7 @@ static const struct field conn_stats_field_list[] = {
 	  .type = FIELD_U64, .attr = MRC_CONN_ATTR_ACKS_SENT },
 };
 
-static const struct field_set conn_stats_fields = {
+const struct field_set conn_stats_fields = {
 	.policy	= conn_policy,
 	.max	= MRC_CONN_ATTR_MAX,
 	.fields	= conn_stats_field_list,
@@ -259,6 +262,14 @@ static const struct nl_policy conn_plane_policy[MRC_CONN_PLANE_ATTR_MAX + 1] = {
 	[MRC_CONN_PLANE_ATTR_CE_MARKS]		= { MNL_TYPE_U64 },
 	[MRC_CONN_PLANE_ATTR_NACKS]		= { MNL_TYPE_U64 },
 	[MRC_CONN_PLANE_ATTR_RETIRED_EV]	= { MNL_TYPE_U16 },
+	[MRC_CONN_PLANE_ATTR_ADDR4]		= { MNL_TYPE_U32 },
+	[MRC_CONN_PLANE_ATTR_ADDR6]		= { MNL_TYPE_BINARY,
+						    sizeof(struct in6_addr) },
+	[MRC_CONN_PLANE_ATTR_UDP_PORT]		= { MNL_TYPE_U16 },
+	[MRC_CONN_PLANE_ATTR_EV]		= { MNL_TYPE_U16 },
+	[MRC_CONN_PLANE_ATTR_FLOW_LABEL]	= { MNL_TYPE_U32 },
+	[MRC_CONN_PLANE_ATTR_LOSSES]		= { MNL_TYPE_U32 },
+	[MRC_CONN_PLANE_ATTR_STATE]		= { MNL_TYPE_U32 },
 };
 
 /* The text line starts with "plane ID", printed apart. */
@@ -318,6 +329,190 @@ static const struct field_set conn_plane_stats_fields = {
 	.max	= MRC_CONN_PLANE_ATTR_MAX,
 	.fields	= conn_plane_stats_field_list,
 	.n	= ARRAY_SIZE(conn_plane_stats_field_list),
+};
+
+/*
+ * Events of the "conn" and "path" groups, for monitor.c: a connection
+ * named by its ids and ports, and one plane of it or each.
+ */
+
+static const char *const conn_end_names[] = {
+	[MRC_CONN_END_CLOSED]		= "closed",
+	[MRC_CONN_END_RESET]		= "reset",
+	[MRC_CONN_END_REFUSED]		= "refused",
+	[MRC_CONN_END_TIMEOUT]		= "timeout",
+	[MRC_CONN_END_DEAD_PEER]	= "dead-peer",
+	[MRC_CONN_END_ABORTED]		= "aborted",
+	[MRC_CONN_END_ERROR]		= "error",
+};
+
+static bool conn_id(const struct nlattr *const *tb, char *buf)
+{
+	return field_hex_u32(tb[MRC_CONN_ATTR_ID], buf);
+}
+
+static bool conn_end(const struct nlattr *const *tb, char *buf)
+{
+	return field_enum(tb[MRC_CONN_ATTR_END_REASON], conn_end_names,
+			  ARRAY_SIZE(conn_end_names), buf);
+}
+
+/* The socket's error by its name, "ECONNRESET"; none when 0. */
+static bool conn_error(const struct nlattr *const *tb, char *buf)
+{
+	const char *name;
+	__u32 err;
+
+	if (!tb[MRC_CONN_ATTR_ERROR])
+		return false;
+	err = mnl_attr_get_u32(tb[MRC_CONN_ATTR_ERROR]);
+	if (!err)
+		return false;
+	name = err <= INT_MAX ? strerrorname_np(err) : NULL;
+	if (name)
+		snprintf(buf, FIELD_LEN, "%s", name);
+	else
+		snprintf(buf, FIELD_LEN, "%u", err);
+	return true;
+}
+
+/* Up, down, and a plane left or joined: "conn up id 0x6b8b4567 ...". */
+static const struct field conn_event_field_list[] = {
+	{ .json = "id",
+	  .type = FIELD_U32, .attr = MRC_CONN_ATTR_ID },
+	{ .label = "id",
+	  .type = FIELD_TEXT, .format = conn_id },
+	{ .label = "peer",
+	  .type = FIELD_TEXT, .format = conn_peer_id },
+	{ .json = "peer_id",
+	  .type = FIELD_U32, .attr = MRC_CONN_ATTR_PEER_ID },
+	{ .json = "type", .label = "type",
+	  .type = FIELD_TEXT, .format = conn_type },
+	{ .json = "port", .label = "port",
+	  .type = FIELD_U16, .attr = MRC_CONN_ATTR_PORT },
+	{ .label = "peer",
+	  .type = FIELD_TEXT, .format = conn_peer },
+	{ .json = "peer_family",
+	  .type = FIELD_TEXT, .format = conn_peer_family },
+	{ .json = "peer_address",
+	  .type = FIELD_TEXT, .format = conn_peer_address },
+	{ .json = "peer_port",
+	  .type = FIELD_U16, .attr = MRC_CONN_ATTR_PEER_PORT },
+	{ .json = "reason", .label = "reason",
+	  .type = FIELD_TEXT, .format = conn_end },
+	{ .json = "error",
+	  .type = FIELD_U32, .attr = MRC_CONN_ATTR_ERROR },
+	{ .label = "error",
+	  .type = FIELD_TEXT, .format = conn_error },
+};
+
+const struct field_set conn_event_fields = {
+	.policy	= conn_policy,
+	.max	= MRC_CONN_ATTR_MAX,
+	.fields	= conn_event_field_list,
+	.n	= ARRAY_SIZE(conn_event_field_list),
+};
+
+/* An EV retired or restored: "ev retired conn 0x6b8b4567 ...". */
+static const struct field ev_event_field_list[] = {
+	{ .json = "id",
+	  .type = FIELD_U32, .attr = MRC_CONN_ATTR_ID },
+	{ .label = "conn",
+	  .type = FIELD_TEXT, .format = conn_id },
+	{ .label = "peer",
+	  .type = FIELD_TEXT, .format = conn_peer_id },
+	{ .json = "peer_id",
+	  .type = FIELD_U32, .attr = MRC_CONN_ATTR_PEER_ID },
+	{ .json = "port",
+	  .type = FIELD_U16, .attr = MRC_CONN_ATTR_PORT },
+	{ .json = "peer_port",
+	  .type = FIELD_U16, .attr = MRC_CONN_ATTR_PEER_PORT },
+};
+
+const struct field_set ev_event_fields = {
+	.policy	= conn_policy,
+	.max	= MRC_CONN_ATTR_MAX,
+	.fields	= ev_event_field_list,
+	.n	= ARRAY_SIZE(ev_event_field_list),
+};
+
+static bool event_plane_address(const struct nlattr *const *tb, char *buf)
+{
+	return field_addr_text(tb, MRC_CONN_PLANE_ATTR_ADDR4,
+			       MRC_CONN_PLANE_ATTR_ADDR6, buf);
+}
+
+/* Where the plane's packets come from: our address, and the EV's port. */
+static bool event_plane_from(const struct nlattr *const *tb, char *buf)
+{
+	return field_addr_port(tb, MRC_CONN_PLANE_ATTR_ADDR4,
+			       MRC_CONN_PLANE_ATTR_ADDR6,
+			       tb[MRC_CONN_PLANE_ATTR_EV], buf);
+}
+
+/* Where they go: the peer's address, and the UDP port. */
+static bool event_plane_to(const struct nlattr *const *tb, char *buf)
+{
+	return field_addr_port(tb, MRC_CONN_PLANE_ATTR_PEER_ADDR4,
+			       MRC_CONN_PLANE_ATTR_PEER_ADDR6,
+			       tb[MRC_CONN_PLANE_ATTR_UDP_PORT], buf);
+}
+
+static bool event_plane_flow_label(const struct nlattr *const *tb, char *buf)
+{
+	if (!tb[MRC_CONN_PLANE_ATTR_FLOW_LABEL])
+		return false;
+	snprintf(buf, FIELD_LEN, "0x%05x",
+		 mnl_attr_get_u32(tb[MRC_CONN_PLANE_ATTR_FLOW_LABEL]));
+	return true;
+}
+
+static bool event_plane_state(const struct nlattr *const *tb, char *buf)
+{
+	return plane_state_text(tb[MRC_CONN_PLANE_ATTR_STATE], buf);
+}
+
+/*
+ * The plane of an event: "plane 1 ev 61234 flowlabel 0x0ef32 from
+ * [fd00:1::1]:61234 to [fd00:1::2]:4793 losses 1 active 31", the 5-tuple
+ * and the flow label of an EV's packets, as a fabric's ECMP hashes them.
+ */
+static const struct field event_plane_field_list[] = {
+	{ .json = "id", .label = "plane",
+	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_ID },
+	{ .json = "ev", .label = "ev",
+	  .type = FIELD_U16, .attr = MRC_CONN_PLANE_ATTR_EV },
+	{ .json = "flowlabel",
+	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_FLOW_LABEL },
+	{ .label = "flowlabel",
+	  .type = FIELD_TEXT, .format = event_plane_flow_label },
+	{ .json = "family",
+	  .type = FIELD_TEXT, .format = plane_peer_family },
+	{ .json = "address",
+	  .type = FIELD_TEXT, .format = event_plane_address },
+	{ .label = "from",
+	  .type = FIELD_TEXT, .format = event_plane_from },
+	{ .json = "peer_address",
+	  .type = FIELD_TEXT, .format = plane_peer_address },
+	{ .label = "to",
+	  .type = FIELD_TEXT, .format = event_plane_to },
+	{ .json = "udp_port",
+	  .type = FIELD_U16, .attr = MRC_CONN_PLANE_ATTR_UDP_PORT },
+	{ .json = "state", .label = "state",
+	  .type = FIELD_TEXT, .format = event_plane_state },
+	{ .json = "losses", .label = "losses",
+	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_LOSSES },
+	{ .json = "evs",
+	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_EVS },
+	{ .json = "evs_active", .label = "active",
+	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_EVS_ACTIVE },
+};
+
+const struct field_set event_plane_fields = {
+	.policy	= conn_plane_policy,
+	.max	= MRC_CONN_PLANE_ATTR_MAX,
+	.fields	= event_plane_field_list,
+	.n	= ARRAY_SIZE(event_plane_field_list),
 };
 
 /* A connection id: decimal, or hexadecimal after "0x" as it is shown. */
