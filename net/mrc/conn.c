@@ -444,11 +444,12 @@ void mrc_conn_check_end(struct mrc_sock *msk)
 }
 
 /*
- * End the connection: no more timers, no more input.  Called with
- * msk->lock held, from any context; the teardown that must sleep or
- * cancel timers runs from a work item.
+ * End the connection, for @why: no more timers, no more input.  @err is
+ * what the socket reports, positive, or 0.  Called with msk->lock held,
+ * from any context; the teardown that must sleep or cancel timers runs
+ * from a work item.
  */
-void mrc_conn_done(struct mrc_sock *msk, int err)
+void mrc_conn_done(struct mrc_sock *msk, int err, enum mrc_conn_end why)
 {
 	struct sock *sk = &msk->sk;
 
@@ -456,6 +457,7 @@ void mrc_conn_done(struct mrc_sock *msk, int err)
 	if (msk->dead)
 		return;
 	msk->dead = true;
+	mrc_nl_conn_down(msk, why, err);
 	if (err)
 		WRITE_ONCE(sk->sk_err, err);
 	mrc_set_state(sk, TCP_CLOSE);

@@ -365,7 +365,7 @@ static void mrc_rcv_syn_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	err = mrc_conn_set_planes(msk, syn, skb->len);
 	if (err) {
 		mrc_output_rst(msk, queue);
-		mrc_conn_done(msk, -err);
+		mrc_conn_done(msk, -err, MRC_CONN_END_ERROR);
 		return;
 	}
 	msk->snd_wnd_end = msk->snd_nxt +
@@ -378,6 +378,7 @@ static void mrc_rcv_syn_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	msk->last_progress = now;
 	msk->last_advance = now;
 	mrc_set_state(sk, TCP_ESTABLISHED);
+	mrc_nl_conn_up(msk);
 	sk->sk_state_change(sk);
 	sk->sk_write_space(sk);
 	/*
@@ -401,6 +402,7 @@ static void mrc_rcv_syn_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 static void mrc_rcv_rst(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 			int plane_id)
 {
+	enum mrc_conn_end why = MRC_CONN_END_RESET;
 	u32 dsn = ntohl(hdr->dsn);
 	int err = ECONNRESET;
 
@@ -408,6 +410,7 @@ static void mrc_rcv_rst(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 		if (dsn != msk->snd_isn)
 			goto ignore;
 		err = ECONNREFUSED;
+		why = MRC_CONN_END_REFUSED;
 		MRC_MSK_INC_STATS(msk, MRC_MIB_CONNECT_REFUSED);
 	} else if (mrc_before(dsn, msk->snd_una) ||
 		   mrc_before(msk->snd_nxt, dsn)) {
@@ -415,10 +418,11 @@ static void mrc_rcv_rst(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 		goto ignore;
 	} else if (msk->fin_acked && msk->fin_rcvd) {
 		err = 0;
+		why = MRC_CONN_END_CLOSED;
 	}
 	MRC_MSK_INC_STATS(msk, MRC_MIB_RST_RCVD);
 	trace_mrc_rst(msk->lcid, msk->rcid, plane_id, dsn, true);
-	mrc_conn_done(msk, err);
+	mrc_conn_done(msk, err, why);
 	return;
 ignore:
 	MRC_MSK_INC_STATS(msk, MRC_MIB_RST_IGNORED);
@@ -562,7 +566,7 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 
 	if (msk->rst_pending) {
 		mrc_output_rst(msk, &queue);
-		mrc_conn_done(msk, 0);
+		mrc_conn_done(msk, 0, MRC_CONN_END_ABORTED);
 		goto out;
 	}
 	if (ack_now)

@@ -721,7 +721,7 @@ u16 mrc_conn_local_mss(struct mrc_net *mn);
 int mrc_conn_set_planes(struct mrc_sock *msk, const struct mrc_syn *syn,
 			unsigned int len);
 void mrc_conn_check_end(struct mrc_sock *msk);
-void mrc_conn_done(struct mrc_sock *msk, int err);
+void mrc_conn_done(struct mrc_sock *msk, int err, enum mrc_conn_end why);
 void mrc_conn_purge(struct mrc_sock *msk);
 void mrc_conn_destroy_work(struct work_struct *work);
 u32 mrc_conn_report_state(const struct mrc_sock *msk);
@@ -837,5 +837,10 @@ void mrc_netlink_exit(void);
 void mrc_nl_notify_plane(const struct mrc_plane *plane, u8 cmd);
 void mrc_nl_notify_pending(struct mrc_net *mn,
 			   const struct mrc_plane_pending *pending, u8 cmd);
+void mrc_nl_conn_up(struct mrc_sock *msk);
+void mrc_nl_conn_down(struct mrc_sock *msk, enum mrc_conn_end why, int err);
+void mrc_nl_conn_plane(struct mrc_sock *msk, int id, bool joined);
+void mrc_nl_conn_ev(struct mrc_sock *msk, int id, const struct mrc_ev *ev,
+		    bool restored);
 
 #endif /* _NET_MRC_MRC_H */

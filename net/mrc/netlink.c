@@ -6,6 +6,7 @@
  * Documentation/netlink/specs/mrc.yaml into netlink_gen.c.  Requests that
  * change planes or settings run under RTNL, as do the device notifiers.
  * Connections are read under RCU, each one copied under its own lock.
+ * Connection and path events are sent under the connection's lock.
  *
  * Copyright (C) 2026 The MRC for Linux authors
  */
@@ -18,8 +19,17 @@
 #include "mrc.h"
 #include "netlink_gen.h"
 
+/*
+ * Connection and path events name connections by their ids, which only
+ * CAP_NET_ADMIN sees of other users' connections (mrc_nl_may_see_ids()):
+ * their groups are for CAP_NET_ADMIN in the namespace's user namespace.
+ */
 static const struct genl_multicast_group mrc_mcgrps[] = {
 	[MRC_NLGRP_MONITOR] = { .name = MRC_MCGRP_MONITOR, },
+	[MRC_NLGRP_CONN] = { .name = MRC_MCGRP_CONN,
+			     .flags = GENL_MCAST_CAP_NET_ADMIN, },
+	[MRC_NLGRP_PATH] = { .name = MRC_MCGRP_PATH,
+			     .flags = GENL_MCAST_CAP_NET_ADMIN, },
 };
 
 /* resv_start_op stays 0: a new family validates every op strictly. */
@@ -924,6 +934,260 @@ out:
 	cb->args[1] = skip;
 	kfree(conn);
 	return err == -EMSGSIZE && skb->len ? skb->len : err;
+}
+
+/*
+ * Connection and path events, for the "conn" and "path" groups.
+ *
+ * They come from the receive path and the timers (softirq), from the work
+ * that follows plane changes and from socket calls, always under msk->lock
+ * with BHs off.  A message is built only when the group has a listener (in
+ * any namespace: netlink keeps one bitmap of them), with GFP_ATOMIC, and
+ * multicast to the connection's namespace before the lock is dropped, so
+ * that listeners get the events of a connection in the order they
+ * happened: an EV's retirement and its restore can come from two CPUs.
+ * netlink_broadcast() takes none of MRC's locks.
+ *
+ * A peer can make EVs retire and come back, at most as fast as it answers
+ * probes (MRC_PROBE_GAP_NS per plane), and open connections: each event is
+ * one small message.  A listener that does not keep up loses the excess
+ * and learns it from ENOBUFS, as with any netlink multicast, and so does
+ * every listener of the group when a message cannot be allocated.
+ */
+
+/* Room for an address attribute, counted as IPv6. */
+#define MRC_NL_ADDR_SIZE	nla_total_size(sizeof(struct in6_addr))
+
+/* Ids and ports, in every event; and the plane nest's common part. */
+#define MRC_NL_EV_IDS_SIZE	(2 * nla_total_size(sizeof(u32)) + \
+				 2 * nla_total_size(sizeof(u16)))
+#define MRC_NL_EV_PLANE_SIZE	(nla_total_size(0) + \
+				 nla_total_size(sizeof(u32)) + \
+				 2 * MRC_NL_ADDR_SIZE)
+
+/*
+ * A message of @cmd for the listeners of @group with the connection's ids
+ * and ports and room for @size bytes more, or NULL when nobody listens or
+ * memory is short.  *@hdr is for mrc_nl_event_send().
+ */
+static struct sk_buff *mrc_nl_event_new(struct mrc_sock *msk,
+					unsigned int group, u8 cmd,
+					size_t size, void **hdr)
+{
+	struct net *net = sock_net(&msk->sk);
+	struct sk_buff *msg;
+
+	lockdep_assert_held(&msk->lock);
+	if (!genl_has_listeners(&mrc_genl_family, net, group))
+		return NULL;
+	msg = genlmsg_new(MRC_NL_EV_IDS_SIZE + size, GFP_ATOMIC);
+	if (!msg) {
+		genl_set_err(&mrc_genl_family, net, 0, group, -ENOBUFS);
+		return NULL;
+	}
+	*hdr = genlmsg_put(msg, 0, 0, &mrc_genl_family, 0, cmd);
+	/* Failures to fill an event mean that its size is counted wrong. */
+	if (WARN_ON_ONCE(!*hdr ||
+			 nla_put_u32(msg, MRC_CONN_ATTR_ID, msk->lcid) ||
+			 nla_put_u32(msg, MRC_CONN_ATTR_PEER_ID, msk->rcid) ||
+			 nla_put_u16(msg, MRC_CONN_ATTR_PORT,
+				     READ_ONCE(msk->port)) ||
+			 nla_put_u16(msg, MRC_CONN_ATTR_PEER_PORT,
+				     msk->dport))) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* Send what mrc_nl_event_new() began; @err from filling it. */
+static void mrc_nl_event_send(struct mrc_sock *msk, struct sk_buff *msg,
+			      void *hdr, unsigned int group, int err)
+{
+	if (WARN_ON_ONCE(err)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&mrc_genl_family, sock_net(&msk->sk), msg, 0,
+				group, GFP_ATOMIC);
+}
+
+/*
+ * Open a plane nest with the plane's id, our address on it and the
+ * peer's.  *@state is our plane's state, or -1 when it was deleted.
+ */
+static struct nlattr *mrc_nl_event_plane(struct sk_buff *skb,
+					 struct mrc_sock *msk, int id,
+					 int *state)
+{
+	struct mrc_net *mn = mrc_msk_net(msk);
+	struct mrc_addr addr = { .family = AF_UNSPEC };
+	const struct mrc_plane *plane;
+	struct nlattr *nest;
+
+	*state = -1;
+	rcu_read_lock();
+	plane = rcu_dereference(mn->plane_by_id[id]);
+	if (plane) {
+		addr.family = plane->family;
+		addr.v4 = plane->addr4;
+		addr.v6 = plane->addr6;
+		*state = READ_ONCE(plane->state);
+	} else if (mrc_plane_pending_find(mn, id, NULL)) {
+		*state = MRC_PLANE_STATE_NO_DEVICE;
+	}
+	rcu_read_unlock();
+
+	nest = nla_nest_start(skb, MRC_CONN_ATTR_PLANE);
+	if (!nest)
+		return NULL;
+	if (nla_put_u32(skb, MRC_CONN_PLANE_ATTR_ID, id) ||
+	    mrc_nl_put_addr(skb, MRC_CONN_PLANE_ATTR_ADDR4,
+			    MRC_CONN_PLANE_ATTR_ADDR6, &addr) ||
+	    mrc_nl_put_addr(skb, MRC_CONN_PLANE_ATTR_PEER_ADDR4,
+			    MRC_CONN_PLANE_ATTR_PEER_ADDR6,
+			    &msk->planes[id].raddr)) {
+		nla_nest_cancel(skb, nest);
+		return NULL;
+	}
+	return nest;
+}
+
+static int mrc_nl_event_conn(struct sk_buff *skb, const struct mrc_sock *msk)
+{
+	u32 type = msk->sk.sk_type == SOCK_SEQPACKET ?
+		   MRC_CONN_TYPE_SEQPACKET : MRC_CONN_TYPE_STREAM;
+
+	if (nla_put_u32(skb, MRC_CONN_ATTR_TYPE, type) ||
+	    mrc_nl_put_addr(skb, MRC_CONN_ATTR_PEER_ADDR4,
+			    MRC_CONN_ATTR_PEER_ADDR6, &msk->daddr))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* The connection is established; under msk->lock. */
+void mrc_nl_conn_up(struct mrc_sock *msk)
+{
+	size_t size = nla_total_size(sizeof(u32)) + MRC_NL_ADDR_SIZE +
+		      hweight32(msk->plane_mask) *
+		      (MRC_NL_EV_PLANE_SIZE + nla_total_size(sizeof(u32)));
+	struct sk_buff *msg;
+	struct nlattr *nest;
+	int id, state, err;
+	void *hdr;
+
+	msg = mrc_nl_event_new(msk, MRC_NLGRP_CONN, MRC_CMD_CONN_UP_NTF, size,
+			       &hdr);
+	if (!msg)
+		return;
+	err = mrc_nl_event_conn(msg, msk);
+	for (id = 0; !err && id < MRC_MAX_PLANES; id++) {
+		if (!(msk->plane_mask & BIT(id)))
+			continue;
+		nest = mrc_nl_event_plane(msg, msk, id, &state);
+		if (!nest ||
+		    nla_put_u32(msg, MRC_CONN_PLANE_ATTR_EVS,
+				msk->planes[id].nr_evs))
+			err = -EMSGSIZE;
+		else
+			nla_nest_end(msg, nest);
+	}
+	mrc_nl_event_send(msk, msg, hdr, MRC_NLGRP_CONN, err);
+}
+
+/*
+ * The connection ends, for @why, its socket reporting @err (positive, or
+ * 0); under msk->lock.  Only connections that were established or
+ * connecting: a half-open one that a SYN made is no event.
+ */
+void mrc_nl_conn_down(struct mrc_sock *msk, enum mrc_conn_end why, int err)
+{
+	size_t size = nla_total_size(sizeof(u32)) + MRC_NL_ADDR_SIZE +
+		      2 * nla_total_size(sizeof(u32)) +
+		      7 * nla_total_size_64bit(sizeof(u64));
+	struct sk_buff *msg;
+	void *hdr;
+	int fill;
+
+	if (msk->sk.sk_state != TCP_ESTABLISHED &&
+	    msk->sk.sk_state != TCP_SYN_SENT)
+		return;
+	msg = mrc_nl_event_new(msk, MRC_NLGRP_CONN, MRC_CMD_CONN_DOWN_NTF,
+			       size, &hdr);
+	if (!msg)
+		return;
+	fill = mrc_nl_event_conn(msg, msk);
+	if (!fill &&
+	    (nla_put_u32(msg, MRC_CONN_ATTR_END_REASON, why) ||
+	     nla_put_u32(msg, MRC_CONN_ATTR_ERROR, err) ||
+	     mrc_nl_put_conn_stats(msg, &msk->stats)))
+		fill = -EMSGSIZE;
+	mrc_nl_event_send(msk, msg, hdr, MRC_NLGRP_CONN, fill);
+}
+
+/* The connection left plane @id, or joined it again; under msk->lock. */
+void mrc_nl_conn_plane(struct mrc_sock *msk, int id, bool joined)
+{
+	size_t size = MRC_NL_EV_PLANE_SIZE + 2 * nla_total_size(sizeof(u32));
+	struct sk_buff *msg;
+	struct nlattr *nest;
+	int state, err = -EMSGSIZE;
+	void *hdr;
+
+	msg = mrc_nl_event_new(msk, MRC_NLGRP_CONN,
+			       joined ? MRC_CMD_CONN_PLANE_JOIN_NTF :
+					MRC_CMD_CONN_PLANE_LEAVE_NTF,
+			       size, &hdr);
+	if (!msg)
+		return;
+	nest = mrc_nl_event_plane(msg, msk, id, &state);
+	if (nest &&
+	    (state < 0 ||
+	     !nla_put_u32(msg, MRC_CONN_PLANE_ATTR_STATE, state)) &&
+	    !nla_put_u32(msg, MRC_CONN_PLANE_ATTR_EVS_ACTIVE,
+			 msk->planes[id].nr_active)) {
+		nla_nest_end(msg, nest);
+		err = 0;
+	}
+	mrc_nl_event_send(msk, msg, hdr, MRC_NLGRP_CONN, err);
+}
+
+/*
+ * EV @ev of plane @id was retired, or restored: the path it names, with
+ * the ports and the flow label of its packets.  Under msk->lock.
+ */
+void mrc_nl_conn_ev(struct mrc_sock *msk, int id, const struct mrc_ev *ev,
+		    bool restored)
+{
+	size_t size = MRC_NL_EV_PLANE_SIZE + 2 * nla_total_size(sizeof(u16)) +
+		      3 * nla_total_size(sizeof(u32));
+	const struct mrc_conn_plane *cp = &msk->planes[id];
+	struct sk_buff *msg;
+	struct nlattr *nest;
+	int state, err = -EMSGSIZE;
+	void *hdr;
+
+	msg = mrc_nl_event_new(msk, MRC_NLGRP_PATH,
+			       restored ? MRC_CMD_EV_RESTORE_NTF :
+					  MRC_CMD_EV_RETIRE_NTF,
+			       size, &hdr);
+	if (!msg)
+		return;
+	nest = mrc_nl_event_plane(msg, msk, id, &state);
+	/* mrc_xmit6() puts the EV in the flow label. */
+	if (nest &&
+	    !nla_put_u16(msg, MRC_CONN_PLANE_ATTR_UDP_PORT,
+			 READ_ONCE(mrc_msk_net(msk)->udp_port)) &&
+	    !nla_put_u16(msg, MRC_CONN_PLANE_ATTR_EV, ev->port) &&
+	    (cp->raddr.family != AF_INET6 ||
+	     !nla_put_u32(msg, MRC_CONN_PLANE_ATTR_FLOW_LABEL, ev->port)) &&
+	    !nla_put_u32(msg, MRC_CONN_PLANE_ATTR_LOSSES, ev->losses) &&
+	    !nla_put_u32(msg, MRC_CONN_PLANE_ATTR_EVS_ACTIVE, cp->nr_active)) {
+		nla_nest_end(msg, nest);
+		err = 0;
+	}
+	mrc_nl_event_send(msk, msg, hdr, MRC_NLGRP_PATH, err);
 }
 
 int mrc_netlink_init(void)

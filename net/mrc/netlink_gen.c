@@ -131,4 +131,6 @@ const struct genl_ops mrc_nl_ops[8] = {
 
 static const struct genl_multicast_group mrc_nl_mcgrps[] = {
 	[MRC_NLGRP_MONITOR] = { "monitor", },
+	[MRC_NLGRP_CONN] = { "conn", },
+	[MRC_NLGRP_PATH] = { "path", },
 };

@@ -46,6 +46,8 @@ int mrc_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	MRC_NLGRP_MONITOR,
+	MRC_NLGRP_CONN,
+	MRC_NLGRP_PATH,
 };
 
 #endif /* _LINUX_MRC_GEN_H */

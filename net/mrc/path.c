@@ -9,7 +9,9 @@
  * elsewhere, and taken back when it returns.
  *
  * Everything here runs under msk->lock, but mrc_path_planes_changed(),
- * which plane.c calls under RTNL, and the work item it queues.
+ * which plane.c calls under RTNL, and the work item it queues.  EVs that
+ * retire and come back, and planes that a connection leaves and joins,
+ * are traced and multicast to the "path" and "conn" netlink groups.
  *
  * Copyright (C) 2026 The MRC for Linux authors
  */
@@ -113,6 +115,7 @@ static void mrc_path_retire(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	cp->nr_active--;
 	cp->retirements++;
 	MRC_MSK_INC_STATS(msk, MRC_MIB_EV_RETIRED);
+	mrc_nl_conn_ev(msk, cp - msk->planes, ev, false);
 }
 
 static void mrc_path_restore(struct mrc_sock *msk, struct mrc_conn_plane *cp,
@@ -126,6 +129,7 @@ static void mrc_path_restore(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	cp->nr_active++;
 	cp->restores++;
 	MRC_MSK_INC_STATS(msk, MRC_MIB_EV_RESTORED);
+	mrc_nl_conn_ev(msk, cp - msk->planes, ev, true);
 }
 
 /*
@@ -475,7 +479,10 @@ static void mrc_path_refresh(struct mrc_sock *msk, struct sk_buff_head *queue)
 			}
 			cp->nr_active = cp->nr_evs;
 		}
-		cp->up = up;
+		if (cp->up != up) {
+			cp->up = up;
+			mrc_nl_conn_plane(msk, id, up);
+		}
 	}
 	mrc_path_validate(msk, ktime_get_ns(), queue);
 	mrc_output_push(msk, queue);

@@ -699,6 +699,7 @@ bool mrc_sock_child_established(struct mrc_sock *msk)
 		msk->last_progress = now;
 		msk->last_advance = now;
 		mrc_set_state(&msk->sk, TCP_ESTABLISHED);
+		mrc_nl_conn_up(msk);
 		/* Plane changes reached only established connections. */
 		for (id = 0; id < MRC_MAX_PLANES; id++)
 			if (msk->plane_mask & BIT(id))
@@ -975,7 +976,7 @@ static void mrc_abort(struct mrc_sock *msk, int err)
 	spin_lock_bh(&msk->lock);
 	if (msk->hashed && !msk->dead) {
 		mrc_output_rst(msk, &queue);
-		mrc_conn_done(msk, err);
+		mrc_conn_done(msk, err, MRC_CONN_END_ABORTED);
 	}
 	spin_unlock_bh(&msk->lock);
 	mrc_xmit(sock_net(&msk->sk), &queue);
@@ -994,7 +995,7 @@ static void mrc_listen_stop(struct mrc_sock *lmsk)
 		/* No RST to where a SYN claimed to come from. */
 		if (half_open) {
 			spin_lock_bh(&msk->lock);
-			mrc_conn_done(msk, 0);
+			mrc_conn_done(msk, 0, MRC_CONN_END_ABORTED);
 			spin_unlock_bh(&msk->lock);
 		} else {
 			mrc_abort(msk, 0);

@@ -122,16 +122,19 @@ static void mrc_timer_established(struct mrc_sock *msk, u64 now,
 	if (give_up && (s64)(now - give_up) > 0) {
 		MRC_MSK_INC_STATS(msk, MRC_MIB_PEER_TIMEOUTS);
 		mrc_output_rst(msk, queue);
-		mrc_conn_done(msk, ETIMEDOUT);
+		mrc_conn_done(msk, ETIMEDOUT, MRC_CONN_END_DEAD_PEER);
 		return;
 	}
 	if (msk->close_deadline && now >= msk->close_deadline) {
 		/* An orphan whose peer never finished, or the end of the wait
 		 * after both FINs.
 		 */
-		if (!(msk->fin_acked && msk->fin_rcvd))
+		if (msk->fin_acked && msk->fin_rcvd) {
+			mrc_conn_done(msk, 0, MRC_CONN_END_CLOSED);
+		} else {
 			mrc_output_rst(msk, queue);
-		mrc_conn_done(msk, 0);
+			mrc_conn_done(msk, 0, MRC_CONN_END_ABORTED);
+		}
 		return;
 	}
 
@@ -173,7 +176,7 @@ static enum hrtimer_restart mrc_rto_fire(struct hrtimer *timer)
 		if (now - msk->syn_start >
 		    mrc_ms_ns(msk->params.connect_timeout_ms)) {
 			MRC_MSK_INC_STATS(msk, MRC_MIB_CONNECT_TIMEOUTS);
-			mrc_conn_done(msk, ETIMEDOUT);
+			mrc_conn_done(msk, ETIMEDOUT, MRC_CONN_END_TIMEOUT);
 			goto out;
 		}
 		msk->backoff++;
@@ -188,7 +191,7 @@ static enum hrtimer_restart mrc_rto_fire(struct hrtimer *timer)
 		if (now - msk->syn_start >=
 		    mrc_ms_ns(msk->params.syn_recv_timeout_ms)) {
 			MRC_MSK_INC_STATS(msk, MRC_MIB_HALF_OPEN_TIMEOUTS);
-			mrc_conn_done(msk, ETIMEDOUT);
+			mrc_conn_done(msk, ETIMEDOUT, MRC_CONN_END_TIMEOUT);
 			goto out;
 		}
 		if (now < msk->syn_next)

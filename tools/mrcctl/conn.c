@@ -8,8 +8,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
-#include <arpa/inet.h>
 #include <linux/genetlink.h>
 
 #include "mrcctl.h"
@@ -52,60 +52,6 @@ static const char *const conn_type_names[] = {
 	[MRC_CONN_TYPE_SEQPACKET]	= "seqpacket",
 };
 
-/* The name of an enum value, or its number if this tool does not know it. */
-static bool enum_name(const struct nlattr *attr, const char *const *names,
-		      size_t n, char *buf)
-{
-	__u32 val;
-
-	if (!attr)
-		return false;
-	val = mnl_attr_get_u32(attr);
-	if (val < n && names[val])
-		snprintf(buf, FIELD_LEN, "%s", names[val]);
-	else
-		snprintf(buf, FIELD_LEN, "%u", val);
-	return true;
-}
-
-/* An address attribute, IPv4 or IPv6, and its family. */
-static const struct nlattr *addr_attr(const struct nlattr *const *tb,
-				      int attr4, int attr6, int *family)
-{
-	*family = tb[attr4] ? AF_INET : AF_INET6;
-	return tb[attr4] ? tb[attr4] : tb[attr6];
-}
-
-static bool addr_family(const struct nlattr *const *tb, int attr4, int attr6,
-			char *buf)
-{
-	int family;
-
-	if (!addr_attr(tb, attr4, attr6, &family))
-		return false;
-	snprintf(buf, FIELD_LEN, "%s", family == AF_INET ? "inet" : "inet6");
-	return true;
-}
-
-static bool addr_text(const struct nlattr *const *tb, int attr4, int attr6,
-		      char *buf)
-{
-	const struct nlattr *addr;
-	int family;
-
-	addr = addr_attr(tb, attr4, attr6, &family);
-	return addr && inet_ntop(family, mnl_attr_get_payload(addr), buf,
-				 FIELD_LEN);
-}
-
-static bool hex_u32(const struct nlattr *attr, char *buf)
-{
-	if (!attr)
-		return false;
-	snprintf(buf, FIELD_LEN, "0x%08x", mnl_attr_get_u32(attr));
-	return true;
-}
-
 /* A number of bytes for people: 999B, 1.2kB, 3.4MB, in powers of 1000. */
 static void bytes_text(unsigned long long n, char *buf, size_t len)
 {
@@ -126,47 +72,40 @@ static void bytes_text(unsigned long long n, char *buf, size_t len)
 
 static bool conn_peer_id(const struct nlattr *const *tb, char *buf)
 {
-	return hex_u32(tb[MRC_CONN_ATTR_PEER_ID], buf);
+	return field_hex_u32(tb[MRC_CONN_ATTR_PEER_ID], buf);
 }
 
 static bool conn_type(const struct nlattr *const *tb, char *buf)
 {
-	return enum_name(tb[MRC_CONN_ATTR_TYPE], conn_type_names,
-			 ARRAY_SIZE(conn_type_names), buf);
+	return field_enum(tb[MRC_CONN_ATTR_TYPE], conn_type_names,
+			  ARRAY_SIZE(conn_type_names), buf);
 }
 
 static bool conn_state(const struct nlattr *const *tb, char *buf)
 {
-	return enum_name(tb[MRC_CONN_ATTR_STATE], conn_state_names,
-			 ARRAY_SIZE(conn_state_names), buf);
+	return field_enum(tb[MRC_CONN_ATTR_STATE], conn_state_names,
+			  ARRAY_SIZE(conn_state_names), buf);
 }
 
 static bool conn_peer_family(const struct nlattr *const *tb, char *buf)
 {
-	return addr_family(tb, MRC_CONN_ATTR_PEER_ADDR4,
-			   MRC_CONN_ATTR_PEER_ADDR6, buf);
+	return field_addr_family(tb, MRC_CONN_ATTR_PEER_ADDR4,
+				 MRC_CONN_ATTR_PEER_ADDR6, buf);
 }
 
 static bool conn_peer_address(const struct nlattr *const *tb, char *buf)
 {
-	return addr_text(tb, MRC_CONN_ATTR_PEER_ADDR4,
-			 MRC_CONN_ATTR_PEER_ADDR6, buf);
+	return field_addr_text(tb, MRC_CONN_ATTR_PEER_ADDR4,
+			       MRC_CONN_ATTR_PEER_ADDR6, buf);
 }
 
 /* "10.0.1.2:40000" or "[fd00:1::2]:40000". */
 static bool conn_peer(const struct nlattr *const *tb, char *buf)
 {
-	char addr[INET6_ADDRSTRLEN];
-	int family;
-
-	if (!tb[MRC_CONN_ATTR_PEER_PORT] ||
-	    !addr_attr(tb, MRC_CONN_ATTR_PEER_ADDR4, MRC_CONN_ATTR_PEER_ADDR6,
-		       &family) ||
-	    !conn_peer_address(tb, addr))
-		return false;
-	snprintf(buf, FIELD_LEN, family == AF_INET ? "%s:%u" : "[%s]:%u",
-		 addr, mnl_attr_get_u16(tb[MRC_CONN_ATTR_PEER_PORT]));
-	return true;
+	return tb[MRC_CONN_ATTR_PEER_PORT] &&
+	       field_addr_port(tb, MRC_CONN_ATTR_PEER_ADDR4,
+			       MRC_CONN_ATTR_PEER_ADDR6,
+			       tb[MRC_CONN_ATTR_PEER_PORT], buf);
 }
 
 static const struct nl_policy conn_policy[MRC_CONN_ATTR_MAX + 1] = {
@@ -192,6 +131,8 @@ static const struct nl_policy conn_policy[MRC_CONN_ATTR_MAX + 1] = {
 	[MRC_CONN_ATTR_RX_DUPLICATES]	= { MNL_TYPE_U64 },
 	[MRC_CONN_ATTR_ACKS_SENT]	= { MNL_TYPE_U64 },
 	[MRC_CONN_ATTR_PLANE]		= { MNL_TYPE_NESTED },
+	[MRC_CONN_ATTR_END_REASON]	= { MNL_TYPE_U32 },
+	[MRC_CONN_ATTR_ERROR]		= { MNL_TYPE_U32 },
 };
 
 /*
@@ -254,7 +195,7 @@ static const struct field conn_stats_field_list[] = {
 	  .type = FIELD_U64, .attr = MRC_CONN_ATTR_ACKS_SENT },
 };
 
-static const struct field_set conn_stats_fields = {
+const struct field_set conn_stats_fields = {
 	.policy	= conn_policy,
 	.max	= MRC_CONN_ATTR_MAX,
 	.fields	= conn_stats_field_list,
@@ -265,14 +206,14 @@ static const struct field_set conn_stats_fields = {
 
 static bool plane_peer_family(const struct nlattr *const *tb, char *buf)
 {
-	return addr_family(tb, MRC_CONN_PLANE_ATTR_PEER_ADDR4,
-			   MRC_CONN_PLANE_ATTR_PEER_ADDR6, buf);
+	return field_addr_family(tb, MRC_CONN_PLANE_ATTR_PEER_ADDR4,
+				 MRC_CONN_PLANE_ATTR_PEER_ADDR6, buf);
 }
 
 static bool plane_peer_address(const struct nlattr *const *tb, char *buf)
 {
-	return addr_text(tb, MRC_CONN_PLANE_ATTR_PEER_ADDR4,
-			 MRC_CONN_PLANE_ATTR_PEER_ADDR6, buf);
+	return field_addr_text(tb, MRC_CONN_PLANE_ATTR_PEER_ADDR4,
+			       MRC_CONN_PLANE_ATTR_PEER_ADDR6, buf);
 }
 
 static bool plane_srtt(const struct nlattr *const *tb, char *buf)
@@ -321,6 +262,14 @@ static const struct nl_policy conn_plane_policy[MRC_CONN_PLANE_ATTR_MAX + 1] = {
 	[MRC_CONN_PLANE_ATTR_CE_MARKS]		= { MNL_TYPE_U64 },
 	[MRC_CONN_PLANE_ATTR_NACKS]		= { MNL_TYPE_U64 },
 	[MRC_CONN_PLANE_ATTR_RETIRED_EV]	= { MNL_TYPE_U16 },
+	[MRC_CONN_PLANE_ATTR_ADDR4]		= { MNL_TYPE_U32 },
+	[MRC_CONN_PLANE_ATTR_ADDR6]		= { MNL_TYPE_BINARY,
+						    sizeof(struct in6_addr) },
+	[MRC_CONN_PLANE_ATTR_UDP_PORT]		= { MNL_TYPE_U16 },
+	[MRC_CONN_PLANE_ATTR_EV]		= { MNL_TYPE_U16 },
+	[MRC_CONN_PLANE_ATTR_FLOW_LABEL]	= { MNL_TYPE_U32 },
+	[MRC_CONN_PLANE_ATTR_LOSSES]		= { MNL_TYPE_U32 },
+	[MRC_CONN_PLANE_ATTR_STATE]		= { MNL_TYPE_U32 },
 };
 
 /* The text line starts with "plane ID", printed apart. */
@@ -380,6 +329,190 @@ static const struct field_set conn_plane_stats_fields = {
 	.max	= MRC_CONN_PLANE_ATTR_MAX,
 	.fields	= conn_plane_stats_field_list,
 	.n	= ARRAY_SIZE(conn_plane_stats_field_list),
+};
+
+/*
+ * Events of the "conn" and "path" groups, for monitor.c: a connection
+ * named by its ids and ports, and one plane of it or each.
+ */
+
+static const char *const conn_end_names[] = {
+	[MRC_CONN_END_CLOSED]		= "closed",
+	[MRC_CONN_END_RESET]		= "reset",
+	[MRC_CONN_END_REFUSED]		= "refused",
+	[MRC_CONN_END_TIMEOUT]		= "timeout",
+	[MRC_CONN_END_DEAD_PEER]	= "dead-peer",
+	[MRC_CONN_END_ABORTED]		= "aborted",
+	[MRC_CONN_END_ERROR]		= "error",
+};
+
+static bool conn_id(const struct nlattr *const *tb, char *buf)
+{
+	return field_hex_u32(tb[MRC_CONN_ATTR_ID], buf);
+}
+
+static bool conn_end(const struct nlattr *const *tb, char *buf)
+{
+	return field_enum(tb[MRC_CONN_ATTR_END_REASON], conn_end_names,
+			  ARRAY_SIZE(conn_end_names), buf);
+}
+
+/* The socket's error by its name, "ECONNRESET"; none when 0. */
+static bool conn_error(const struct nlattr *const *tb, char *buf)
+{
+	const char *name;
+	__u32 err;
+
+	if (!tb[MRC_CONN_ATTR_ERROR])
+		return false;
+	err = mnl_attr_get_u32(tb[MRC_CONN_ATTR_ERROR]);
+	if (!err)
+		return false;
+	name = err <= INT_MAX ? strerrorname_np(err) : NULL;
+	if (name)
+		snprintf(buf, FIELD_LEN, "%s", name);
+	else
+		snprintf(buf, FIELD_LEN, "%u", err);
+	return true;
+}
+
+/* Up, down, and a plane left or joined: "conn up id 0x6b8b4567 ...". */
+static const struct field conn_event_field_list[] = {
+	{ .json = "id",
+	  .type = FIELD_U32, .attr = MRC_CONN_ATTR_ID },
+	{ .label = "id",
+	  .type = FIELD_TEXT, .format = conn_id },
+	{ .label = "peer",
+	  .type = FIELD_TEXT, .format = conn_peer_id },
+	{ .json = "peer_id",
+	  .type = FIELD_U32, .attr = MRC_CONN_ATTR_PEER_ID },
+	{ .json = "type", .label = "type",
+	  .type = FIELD_TEXT, .format = conn_type },
+	{ .json = "port", .label = "port",
+	  .type = FIELD_U16, .attr = MRC_CONN_ATTR_PORT },
+	{ .label = "peer",
+	  .type = FIELD_TEXT, .format = conn_peer },
+	{ .json = "peer_family",
+	  .type = FIELD_TEXT, .format = conn_peer_family },
+	{ .json = "peer_address",
+	  .type = FIELD_TEXT, .format = conn_peer_address },
+	{ .json = "peer_port",
+	  .type = FIELD_U16, .attr = MRC_CONN_ATTR_PEER_PORT },
+	{ .json = "reason", .label = "reason",
+	  .type = FIELD_TEXT, .format = conn_end },
+	{ .json = "error",
+	  .type = FIELD_U32, .attr = MRC_CONN_ATTR_ERROR },
+	{ .label = "error",
+	  .type = FIELD_TEXT, .format = conn_error },
+};
+
+const struct field_set conn_event_fields = {
+	.policy	= conn_policy,
+	.max	= MRC_CONN_ATTR_MAX,
+	.fields	= conn_event_field_list,
+	.n	= ARRAY_SIZE(conn_event_field_list),
+};
+
+/* An EV retired or restored: "ev retired conn 0x6b8b4567 ...". */
+static const struct field ev_event_field_list[] = {
+	{ .json = "id",
+	  .type = FIELD_U32, .attr = MRC_CONN_ATTR_ID },
+	{ .label = "conn",
+	  .type = FIELD_TEXT, .format = conn_id },
+	{ .label = "peer",
+	  .type = FIELD_TEXT, .format = conn_peer_id },
+	{ .json = "peer_id",
+	  .type = FIELD_U32, .attr = MRC_CONN_ATTR_PEER_ID },
+	{ .json = "port",
+	  .type = FIELD_U16, .attr = MRC_CONN_ATTR_PORT },
+	{ .json = "peer_port",
+	  .type = FIELD_U16, .attr = MRC_CONN_ATTR_PEER_PORT },
+};
+
+const struct field_set ev_event_fields = {
+	.policy	= conn_policy,
+	.max	= MRC_CONN_ATTR_MAX,
+	.fields	= ev_event_field_list,
+	.n	= ARRAY_SIZE(ev_event_field_list),
+};
+
+static bool event_plane_address(const struct nlattr *const *tb, char *buf)
+{
+	return field_addr_text(tb, MRC_CONN_PLANE_ATTR_ADDR4,
+			       MRC_CONN_PLANE_ATTR_ADDR6, buf);
+}
+
+/* Where the plane's packets come from: our address, and the EV's port. */
+static bool event_plane_from(const struct nlattr *const *tb, char *buf)
+{
+	return field_addr_port(tb, MRC_CONN_PLANE_ATTR_ADDR4,
+			       MRC_CONN_PLANE_ATTR_ADDR6,
+			       tb[MRC_CONN_PLANE_ATTR_EV], buf);
+}
+
+/* Where they go: the peer's address, and the UDP port. */
+static bool event_plane_to(const struct nlattr *const *tb, char *buf)
+{
+	return field_addr_port(tb, MRC_CONN_PLANE_ATTR_PEER_ADDR4,
+			       MRC_CONN_PLANE_ATTR_PEER_ADDR6,
+			       tb[MRC_CONN_PLANE_ATTR_UDP_PORT], buf);
+}
+
+static bool event_plane_flow_label(const struct nlattr *const *tb, char *buf)
+{
+	if (!tb[MRC_CONN_PLANE_ATTR_FLOW_LABEL])
+		return false;
+	snprintf(buf, FIELD_LEN, "0x%05x",
+		 mnl_attr_get_u32(tb[MRC_CONN_PLANE_ATTR_FLOW_LABEL]));
+	return true;
+}
+
+static bool event_plane_state(const struct nlattr *const *tb, char *buf)
+{
+	return plane_state_text(tb[MRC_CONN_PLANE_ATTR_STATE], buf);
+}
+
+/*
+ * The plane of an event: "plane 1 ev 61234 flowlabel 0x0ef32 from
+ * [fd00:1::1]:61234 to [fd00:1::2]:4793 losses 1 active 31", the 5-tuple
+ * and the flow label of an EV's packets, as a fabric's ECMP hashes them.
+ */
+static const struct field event_plane_field_list[] = {
+	{ .json = "id", .label = "plane",
+	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_ID },
+	{ .json = "ev", .label = "ev",
+	  .type = FIELD_U16, .attr = MRC_CONN_PLANE_ATTR_EV },
+	{ .json = "flowlabel",
+	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_FLOW_LABEL },
+	{ .label = "flowlabel",
+	  .type = FIELD_TEXT, .format = event_plane_flow_label },
+	{ .json = "family",
+	  .type = FIELD_TEXT, .format = plane_peer_family },
+	{ .json = "address",
+	  .type = FIELD_TEXT, .format = event_plane_address },
+	{ .label = "from",
+	  .type = FIELD_TEXT, .format = event_plane_from },
+	{ .json = "peer_address",
+	  .type = FIELD_TEXT, .format = plane_peer_address },
+	{ .label = "to",
+	  .type = FIELD_TEXT, .format = event_plane_to },
+	{ .json = "udp_port",
+	  .type = FIELD_U16, .attr = MRC_CONN_PLANE_ATTR_UDP_PORT },
+	{ .json = "state", .label = "state",
+	  .type = FIELD_TEXT, .format = event_plane_state },
+	{ .json = "losses", .label = "losses",
+	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_LOSSES },
+	{ .json = "evs",
+	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_EVS },
+	{ .json = "evs_active", .label = "active",
+	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_EVS_ACTIVE },
+};
+
+const struct field_set event_plane_fields = {
+	.policy	= conn_plane_policy,
+	.max	= MRC_CONN_PLANE_ATTR_MAX,
+	.fields	= event_plane_field_list,
+	.n	= ARRAY_SIZE(event_plane_field_list),
 };
 
 /* A connection id: decimal, or hexadecimal after "0x" as it is shown. */
@@ -522,7 +655,7 @@ static int conn_show_cb(const struct nlmsghdr *nlh, void *data)
 		if (ctl->stats)
 			field_json_members(&ctl->jw, &conn_stats_fields, tb);
 	} else {
-		if (!hex_u32(tb[MRC_CONN_ATTR_ID], id))
+		if (!field_hex_u32(tb[MRC_CONN_ATTR_ID], id))
 			snprintf(id, sizeof(id), "-");
 		printf("conn %s", id);
 		field_pairs(stdout, &conn_fields, tb, " ", "");

@@ -5,6 +5,9 @@
  * Copyright (C) 2026 The MRC for Linux authors
  */
 
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
 #include "field.h"
 
 #define FIELD_COLUMN_GAP	"  "
@@ -142,4 +145,80 @@ void field_row(FILE *out, const struct field_set *set,
 	       const struct nlattr *const *tb)
 {
 	field_table_line(out, set, tb);
+}
+
+/* The name of an enum value, or its number if this tool does not know it. */
+bool field_enum(const struct nlattr *attr, const char *const *names,
+		size_t n, char *buf)
+{
+	__u32 val;
+
+	if (!attr)
+		return false;
+	val = mnl_attr_get_u32(attr);
+	if (val < n && names[val])
+		snprintf(buf, FIELD_LEN, "%s", names[val]);
+	else
+		snprintf(buf, FIELD_LEN, "%u", val);
+	return true;
+}
+
+bool field_hex_u32(const struct nlattr *attr, char *buf)
+{
+	if (!attr)
+		return false;
+	snprintf(buf, FIELD_LEN, "0x%08x", mnl_attr_get_u32(attr));
+	return true;
+}
+
+/* An address attribute, IPv4 or IPv6, and its family. */
+const struct nlattr *field_addr_attr(const struct nlattr *const *tb,
+				     int attr4, int attr6, int *family)
+{
+	*family = tb[attr4] ? AF_INET : AF_INET6;
+	return tb[attr4] ? tb[attr4] : tb[attr6];
+}
+
+/* "inet" or "inet6". */
+bool field_addr_family(const struct nlattr *const *tb, int attr4, int attr6,
+		       char *buf)
+{
+	int family;
+
+	if (!field_addr_attr(tb, attr4, attr6, &family))
+		return false;
+	snprintf(buf, FIELD_LEN, "%s", family == AF_INET ? "inet" : "inet6");
+	return true;
+}
+
+bool field_addr_text(const struct nlattr *const *tb, int attr4, int attr6,
+		     char *buf)
+{
+	const struct nlattr *addr;
+	int family;
+
+	addr = field_addr_attr(tb, attr4, attr6, &family);
+	return addr && inet_ntop(family, mnl_attr_get_payload(addr), buf,
+				 FIELD_LEN);
+}
+
+/*
+ * "10.0.1.2:40000" or "[fd00:1::2]:40000", the port from the u16 @port;
+ * the address alone without it.
+ */
+bool field_addr_port(const struct nlattr *const *tb, int attr4, int attr6,
+		     const struct nlattr *port, char *buf)
+{
+	char addr[INET6_ADDRSTRLEN];
+	int family;
+
+	if (!field_addr_attr(tb, attr4, attr6, &family) ||
+	    !field_addr_text(tb, attr4, attr6, addr))
+		return false;
+	if (!port)
+		snprintf(buf, FIELD_LEN, "%s", addr);
+	else
+		snprintf(buf, FIELD_LEN, family == AF_INET ? "%s:%u" : "[%s]:%u",
+			 addr, mnl_attr_get_u16(port));
+	return true;
 }

@@ -68,4 +68,17 @@ void field_header(FILE *out, const struct field_set *set);
 void field_row(FILE *out, const struct field_set *set,
 	       const struct nlattr *const *tb);
 
+/* Helpers of ->format(): each writes @buf, false when the value is absent. */
+bool field_enum(const struct nlattr *attr, const char *const *names,
+		size_t n, char *buf);
+bool field_hex_u32(const struct nlattr *attr, char *buf);
+const struct nlattr *field_addr_attr(const struct nlattr *const *tb,
+				     int attr4, int attr6, int *family);
+bool field_addr_family(const struct nlattr *const *tb, int attr4, int attr6,
+		       char *buf);
+bool field_addr_text(const struct nlattr *const *tb, int attr4, int attr6,
+		     char *buf);
+bool field_addr_port(const struct nlattr *const *tb, int attr4, int attr6,
+		     const struct nlattr *port, char *buf);
+
 #endif /* MRCCTL_FIELD_H */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mrcctl: "monitor", one line per notification of the "monitor" group.
+ * mrcctl: "monitor", one line per notification of the family's groups:
+ * "monitor" (planes and settings), "conn" (connections up and down, planes
+ * they leave and join) and "path" (EVs retired and restored).
  *
  * Copyright (C) 2026 The MRC for Linux authors
  */
@@ -21,13 +23,18 @@
 #define MONITOR_TIME_LEN	40
 
 const char *const monitor_usage_lines[] = {
-	"monitor",
+	"monitor [ planes | conns | paths ]...",
 	"monitor help",
 	NULL
 };
 
-/* The only command, as the monitor itself takes no argument. */
-static const char *const monitor_commands[] = { "help" };
+/* What to watch, in the order of enum nl_group, then "help". */
+static const char *const monitor_objects[] = {
+	[NL_GROUP_MONITOR]	= "planes",
+	[NL_GROUP_CONN]		= "conns",
+	[NL_GROUP_PATH]		= "paths",
+	[NL_GROUP_COUNT]	= "help",
+};
 
 void monitor_usage(FILE *out)
 {
@@ -40,17 +47,39 @@ struct monitor_event {
 	const char *json;	/* name in JSON output */
 	const char *object;	/* JSON key of the attributes */
 	const struct field_set *set;
+	const struct field_set *more;	/* more attributes, or NULL */
+	/* Plane nests of a connection, or NULL; @planes: several of them. */
+	const struct field_set *plane;
+	bool planes;
 };
 
 static const struct monitor_event monitor_events[] = {
-	{ MRC_CMD_PLANE_ADD_NTF, "plane add", "plane-add", "plane",
-	  &plane_fields },
-	{ MRC_CMD_PLANE_DEL_NTF, "plane del", "plane-del", "plane",
-	  &plane_fields },
-	{ MRC_CMD_PLANE_CHANGE_NTF, "plane change", "plane-change", "plane",
-	  &plane_fields },
-	{ MRC_CMD_CONFIG_CHANGE_NTF, "config change", "config-change",
-	  "config", &config_fields },
+	{ .cmd = MRC_CMD_PLANE_ADD_NTF, .text = "plane add",
+	  .json = "plane-add", .object = "plane", .set = &plane_fields },
+	{ .cmd = MRC_CMD_PLANE_DEL_NTF, .text = "plane del",
+	  .json = "plane-del", .object = "plane", .set = &plane_fields },
+	{ .cmd = MRC_CMD_PLANE_CHANGE_NTF, .text = "plane change",
+	  .json = "plane-change", .object = "plane", .set = &plane_fields },
+	{ .cmd = MRC_CMD_CONFIG_CHANGE_NTF, .text = "config change",
+	  .json = "config-change", .object = "config", .set = &config_fields },
+	{ .cmd = MRC_CMD_CONN_UP_NTF, .text = "conn up",
+	  .json = "conn-up", .object = "conn", .set = &conn_event_fields,
+	  .plane = &event_plane_fields, .planes = true },
+	{ .cmd = MRC_CMD_CONN_DOWN_NTF, .text = "conn down",
+	  .json = "conn-down", .object = "conn", .set = &conn_event_fields,
+	  .more = &conn_stats_fields },
+	{ .cmd = MRC_CMD_CONN_PLANE_LEAVE_NTF, .text = "conn left",
+	  .json = "conn-left", .object = "conn", .set = &conn_event_fields,
+	  .plane = &event_plane_fields },
+	{ .cmd = MRC_CMD_CONN_PLANE_JOIN_NTF, .text = "conn joined",
+	  .json = "conn-joined", .object = "conn", .set = &conn_event_fields,
+	  .plane = &event_plane_fields },
+	{ .cmd = MRC_CMD_EV_RETIRE_NTF, .text = "ev retired",
+	  .json = "ev-retired", .object = "conn", .set = &ev_event_fields,
+	  .plane = &event_plane_fields },
+	{ .cmd = MRC_CMD_EV_RESTORE_NTF, .text = "ev restored",
+	  .json = "ev-restored", .object = "conn", .set = &ev_event_fields,
+	  .plane = &event_plane_fields },
 };
 
 /* The event a message of the family notifies, or NULL. */
@@ -87,16 +116,59 @@ static int monitor_time(char *buf, size_t len)
 	return 0;
 }
 
-static void monitor_print(struct mrcctl *ctl, const struct monitor_event *ev,
-			  const char *time, const struct nlattr *const *tb)
+/*
+ * The planes of a connection's event: as text, " planes 1,2" for several,
+ * or the fields of the one; in JSON, an array "planes" or an object
+ * "plane" in the open object.
+ */
+static int monitor_print_planes(struct mrcctl *ctl,
+				const struct monitor_event *ev,
+				const struct nlmsghdr *nlh)
+{
+	const struct nlattr *tb[MRC_ATTR_TB_SIZE];
+	struct json_writer *w = &ctl->jw;
+	const struct nlattr *attr, *id;
+	const char *sep = " planes ";
+
+	if (ctl->json && ev->planes)
+		json_arr_open(w, "planes");
+	mnl_attr_for_each(attr, nlh, GENL_HDRLEN) {
+		if (mnl_attr_get_type(attr) != MRC_CONN_ATTR_PLANE)
+			continue;
+		if (nl_parse_nested(attr, ev->plane->policy, ev->plane->max,
+				    tb) < 0)
+			return -1;
+		id = tb[MRC_CONN_PLANE_ATTR_ID];
+		if (ctl->json) {
+			field_json(w, ev->planes ? NULL : "plane", ev->plane, tb);
+		} else if (!ev->planes) {
+			field_pairs(stdout, ev->plane, tb, " ", "");
+		} else if (id) {
+			printf("%s%u", sep, mnl_attr_get_u32(id));
+			sep = ",";
+		}
+	}
+	if (ctl->json && ev->planes)
+		json_arr_close(w);
+	return 0;
+}
+
+static int monitor_print(struct mrcctl *ctl, const struct monitor_event *ev,
+			 const char *time, const struct nlmsghdr *nlh,
+			 const struct nlattr *const *tb)
 {
 	struct json_writer *w = &ctl->jw;
+	int err = 0;
 
 	if (!ctl->json) {
 		printf("[%s] %s", time, ev->text);
 		field_pairs(stdout, ev->set, tb, " ", "");
+		if (ev->more)
+			field_pairs(stdout, ev->more, tb, " ", "");
+		if (ev->plane)
+			err = monitor_print_planes(ctl, ev, nlh);
 		putchar('\n');
-		return;
+		return err;
 	}
 
 	/* One compact object per line, even with -p. */
@@ -104,8 +176,15 @@ static void monitor_print(struct mrcctl *ctl, const struct monitor_event *ev,
 	json_obj_open(w, NULL);
 	json_str(w, "time", time);
 	json_str(w, "event", ev->json);
-	field_json(w, ev->object, ev->set, tb);
+	json_obj_open(w, ev->object);
+	field_json_members(w, ev->set, tb);
+	if (ev->more)
+		field_json_members(w, ev->more, tb);
+	if (ev->plane)
+		err = monitor_print_planes(ctl, ev, nlh);
 	json_obj_close(w);
+	json_obj_close(w);
+	return err;
 }
 
 static int monitor_cb(const struct nlmsghdr *nlh, void *data)
@@ -122,10 +201,9 @@ static int monitor_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 
 	if (monitor_time(time, sizeof(time)) < 0 ||
-	    field_parse(ev->set, nlh, tb) < 0)
-		return MNL_CB_ERROR;
-	monitor_print(ctl, ev, time, tb);
-	if (fflush(stdout) == EOF)
+	    field_parse(ev->set, nlh, tb) < 0 ||
+	    monitor_print(ctl, ev, time, nlh, tb) < 0 ||
+	    fflush(stdout) == EOF)
 		return MNL_CB_ERROR;
 	return MNL_CB_OK;
 }
@@ -183,21 +261,67 @@ static int monitor_loop(struct mrcctl *ctl, int sigfd)
 	}
 }
 
+/*
+ * Join the groups of @objects, BIT(enum nl_group).  With none asked for,
+ * all: "monitor", and those of the others that the user may join (they
+ * need CAP_NET_ADMIN) and the module has.  Returns 0, or -1 after
+ * reporting a failure.
+ */
+static int monitor_subscribe(struct mrcctl *ctl, unsigned long objects)
+{
+	bool all = !objects, denied = false;
+	int group;
+
+	if (all)
+		objects = BIT(NL_GROUP_COUNT) - 1;
+	for (group = 0; group < NL_GROUP_COUNT; group++) {
+		if (!(objects & BIT(group)) ||
+		    !mrc_nl_subscribe(&ctl->nl, group))
+			continue;
+		if (all && group != NL_GROUP_MONITOR &&
+		    (ctl->nl.err == EPERM || ctl->nl.err == ENOENT)) {
+			denied |= ctl->nl.err == EPERM;
+			continue;
+		}
+		if (ctl->nl.err == ENOENT)
+			fprintf(stderr,
+				"mrcctl: the mrc family has no \"%s\" group\n",
+				nl_group_names[group]);
+		else
+			fprintf(stderr, "mrcctl: joining the \"%s\" group: %s\n",
+				nl_group_names[group], strerror(ctl->nl.err));
+		return -1;
+	}
+	if (denied)
+		fputs("mrcctl: connection and path events need CAP_NET_ADMIN: not shown\n",
+		      stderr);
+	return 0;
+}
+
 int do_monitor(struct mrcctl *ctl, int argc, char **argv)
 {
-	int sigfd, status;
+	unsigned long objects = 0;
+	int i, kw, sigfd, status;
 
-	if (argc) {
-		if (keyword_parse(argv[0], "command", monitor_commands,
-				  ARRAY_SIZE(monitor_commands), KW_ALL,
-				  monitor_usage) < 0 ||
-		    args_none(argc - 1, argv + 1, monitor_usage))
+	for (i = 0; i < argc; i++) {
+		kw = keyword_parse(argv[i], "object", monitor_objects,
+				   ARRAY_SIZE(monitor_objects), KW_ALL,
+				   monitor_usage);
+		if (kw < 0)
 			return EXIT_USAGE;
-		monitor_usage(stdout);
-		return EXIT_SUCCESS;
+		if (kw == NL_GROUP_COUNT) {
+			if (i)
+				return usage_error(monitor_usage,
+						   "\"help\" comes alone");
+			if (args_none(argc - 1, argv + 1, monitor_usage))
+				return EXIT_USAGE;
+			monitor_usage(stdout);
+			return EXIT_SUCCESS;
+		}
+		objects |= BIT(kw);
 	}
 
-	if (mrcctl_connect(ctl) < 0 || mrc_nl_subscribe(&ctl->nl) < 0)
+	if (mrcctl_connect(ctl) < 0 || monitor_subscribe(ctl, objects) < 0)
 		return EXIT_FAILURE;
 	sigfd = monitor_signalfd();
 	if (sigfd < 0)

@@ -81,6 +81,12 @@ int mrcctl_request(struct mrcctl *ctl, struct nlmsghdr *nlh,
 
 extern const struct field_set plane_fields;
 extern const struct field_set config_fields;
+extern const struct field_set conn_stats_fields;
+extern const struct field_set conn_event_fields;
+extern const struct field_set ev_event_fields;
+extern const struct field_set event_plane_fields;
+
+bool plane_state_text(const struct nlattr *attr, char *buf);
 
 extern const char *const plane_usage_lines[];
 extern const char *const config_usage_lines[];

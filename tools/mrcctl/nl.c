@@ -273,10 +273,17 @@ static __u32 nl_family_group(const struct nlattr *groups, const char *name)
 	return 0;
 }
 
+const char *const nl_group_names[NL_GROUP_COUNT] = {
+	[NL_GROUP_MONITOR]	= MRC_MCGRP_MONITOR,
+	[NL_GROUP_CONN]		= MRC_MCGRP_CONN,
+	[NL_GROUP_PATH]		= MRC_MCGRP_PATH,
+};
+
 static int nl_family_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[CTRL_ATTR_MAX + 1];
 	struct mrc_nl *nl = data;
+	int i;
 
 	if (nl_parse(nlh, ctrl_policy, CTRL_ATTR_MAX, tb) < 0)
 		return MNL_CB_ERROR;
@@ -286,13 +293,13 @@ static int nl_family_cb(const struct nlmsghdr *nlh, void *data)
 	}
 
 	nl->family = mnl_attr_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
-	if (tb[CTRL_ATTR_MCAST_GROUPS])
-		nl->monitor_group = nl_family_group(tb[CTRL_ATTR_MCAST_GROUPS],
-						    MRC_MCGRP_MONITOR);
+	for (i = 0; i < NL_GROUP_COUNT && tb[CTRL_ATTR_MCAST_GROUPS]; i++)
+		nl->groups[i] = nl_family_group(tb[CTRL_ATTR_MCAST_GROUPS],
+						nl_group_names[i]);
 	return MNL_CB_OK;
 }
 
-/* Look up the ids of the "mrc" family and of its multicast group. */
+/* Look up the ids of the "mrc" family and of its multicast groups. */
 static int nl_resolve_family(struct mrc_nl *nl)
 {
 	struct nlmsghdr *nlh;
@@ -340,7 +347,7 @@ int mrc_nl_open(struct mrc_nl *nl)
 {
 	nl->err = 0;
 	nl->extack = NULL;
-	nl->monitor_group = 0;
+	memset(nl->groups, 0, sizeof(nl->groups));
 	if (nl_socket_open(nl) < 0) {
 		nl->err = errno;
 		mrc_nl_perror(nl);
@@ -362,20 +369,22 @@ void mrc_nl_close(struct mrc_nl *nl)
 	nl->sock = NULL;
 }
 
-/* Join the "monitor" multicast group; reports the failure if it fails. */
-int mrc_nl_subscribe(struct mrc_nl *nl)
+/*
+ * Join a multicast group of the family.  Returns 0, or -1 with nl->err
+ * set: ENOENT when the family has no such group (an older module), EPERM
+ * when the group needs CAP_NET_ADMIN.
+ */
+int mrc_nl_subscribe(struct mrc_nl *nl, enum nl_group group)
 {
-	if (!nl->monitor_group) {
-		fprintf(stderr, "mrcctl: the mrc family has no \"%s\" group\n",
-			MRC_MCGRP_MONITOR);
+	nl->extack = NULL;
+	if (!nl->groups[group]) {
+		nl->err = ENOENT;
 		return -1;
 	}
 	if (mnl_socket_setsockopt(nl->sock, NETLINK_ADD_MEMBERSHIP,
-				  &nl->monitor_group,
-				  sizeof(nl->monitor_group)) < 0) {
+				  &nl->groups[group],
+				  sizeof(nl->groups[group])) < 0) {
 		nl->err = errno;
-		nl->extack = NULL;
-		mrc_nl_perror(nl);
 		return -1;
 	}
 	return 0;

@@ -14,6 +14,16 @@
 /* Large enough for any datagram the kernel sends, dumps included. */
 #define NL_BUF_SIZE	32768
 
+/* The multicast groups of the family. */
+enum nl_group {
+	NL_GROUP_MONITOR,	/* planes and settings */
+	NL_GROUP_CONN,		/* connections: up, down, planes left, joined */
+	NL_GROUP_PATH,		/* EVs retired and restored */
+	NL_GROUP_COUNT,
+};
+
+extern const char *const nl_group_names[NL_GROUP_COUNT];
+
 /* How an attribute must look to be used: its type and, if not 0, length. */
 struct nl_policy {
 	enum mnl_attr_data_type type;
@@ -25,7 +35,7 @@ struct mrc_nl {
 	unsigned int portid;
 	unsigned int seq;
 	__u16 family;		/* id of the "mrc" family */
-	__u32 monitor_group;		/* id of its "monitor" group, or 0 */
+	__u32 groups[NL_GROUP_COUNT];	/* ids of its groups, 0 for none */
 	int err;			/* errno of the last failure */
 	const char *extack;		/* the kernel's message, in buf */
 	char buf[NL_BUF_SIZE];		/* the request, then the replies */
@@ -37,7 +47,7 @@ struct nlmsghdr *mrc_nl_msg(struct mrc_nl *nl, __u8 cmd, __u16 flags);
 int mrc_nl_put_strz(struct nlmsghdr *nlh, __u16 type, const char *s);
 int mrc_nl_request(struct mrc_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 		   void *data);
-int mrc_nl_subscribe(struct mrc_nl *nl);
+int mrc_nl_subscribe(struct mrc_nl *nl, enum nl_group group);
 int mrc_nl_fd(const struct mrc_nl *nl);
 int mrc_nl_receive(struct mrc_nl *nl, mnl_cb_t cb, void *data);
 void mrc_nl_perror(const struct mrc_nl *nl);

@@ -68,49 +68,28 @@ static const char *const plane_state_names[] = {
 	[MRC_PLANE_STATE_NO_DEVICE]	= "no-device",
 };
 
-/* The plane's address attribute and its family, if it has one. */
-static const struct nlattr *plane_addr(const struct nlattr *const *tb,
-				       int *family)
-{
-	*family = tb[MRC_PLANE_ATTR_ADDR4] ? AF_INET : AF_INET6;
-	if (tb[MRC_PLANE_ATTR_ADDR4])
-		return tb[MRC_PLANE_ATTR_ADDR4];
-	return tb[MRC_PLANE_ATTR_ADDR6];
-}
-
 static bool plane_family(const struct nlattr *const *tb, char *buf)
 {
-	int family;
-
-	if (!plane_addr(tb, &family))
-		return false;
-	snprintf(buf, FIELD_LEN, "%s", family == AF_INET ? "inet" : "inet6");
-	return true;
+	return field_addr_family(tb, MRC_PLANE_ATTR_ADDR4, MRC_PLANE_ATTR_ADDR6,
+				 buf);
 }
 
 static bool plane_address(const struct nlattr *const *tb, char *buf)
 {
-	const struct nlattr *addr;
-	int family;
-
-	addr = plane_addr(tb, &family);
-	return addr && inet_ntop(family, mnl_attr_get_payload(addr), buf,
-				 FIELD_LEN);
+	return field_addr_text(tb, MRC_PLANE_ATTR_ADDR4, MRC_PLANE_ATTR_ADDR6,
+			       buf);
 }
 
-/* The state's name, or its number if this tool does not know it. */
+/* A plane state's name, or its number if this tool does not know it. */
+bool plane_state_text(const struct nlattr *attr, char *buf)
+{
+	return field_enum(attr, plane_state_names,
+			  ARRAY_SIZE(plane_state_names), buf);
+}
+
 static bool plane_state(const struct nlattr *const *tb, char *buf)
 {
-	__u32 state;
-
-	if (!tb[MRC_PLANE_ATTR_STATE])
-		return false;
-	state = mnl_attr_get_u32(tb[MRC_PLANE_ATTR_STATE]);
-	if (state < ARRAY_SIZE(plane_state_names))
-		snprintf(buf, FIELD_LEN, "%s", plane_state_names[state]);
-	else
-		snprintf(buf, FIELD_LEN, "%u", state);
-	return true;
+	return plane_state_text(tb[MRC_PLANE_ATTR_STATE], buf);
 }
 
 static const struct nl_policy plane_policy[MRC_PLANE_ATTR_MAX + 1] = {

@@ -60,6 +60,36 @@ enum mrc_conn_type {
 	MRC_CONN_TYPE_SEQPACKET,
 };
 
+/**
+ * enum mrc_conn_end - Why a connection ended.
+ * @MRC_CONN_END_CLOSED: Both ends closed it in order, each FIN acknowledged.
+ * @MRC_CONN_END_RESET: The peer reset it (RST): its socket was closed with
+ *   data unread, or the peer aborted it.
+ * @MRC_CONN_END_REFUSED: The peer answered connect() with RST; nothing listens
+ *   on the port.
+ * @MRC_CONN_END_TIMEOUT: connect() got no answer within
+ *   net.mrc.connect_timeout_ms.
+ * @MRC_CONN_END_DEAD_PEER: The peer stopped answering, for
+ *   net.mrc.dead_peer_timeout_ms, while data was outstanding; or, once the
+ *   socket was closed, took none of the data left for 10 seconds.
+ * @MRC_CONN_END_ABORTED: Reset from this end: its socket was closed with data
+ *   unread or with a linger time of 0, data came after it was closed, its
+ *   listener was closed before accept(), the namespace had too many
+ *   connections that outlive their sockets, or the peer did not send its FIN
+ *   within 10 seconds of ours being acknowledged after the socket was closed.
+ * @MRC_CONN_END_ERROR: The handshake failed: the peer's planes make no
+ *   connection with ours (EPROTO), or memory ran short (ENOMEM).
+ */
+enum mrc_conn_end {
+	MRC_CONN_END_CLOSED,
+	MRC_CONN_END_RESET,
+	MRC_CONN_END_REFUSED,
+	MRC_CONN_END_TIMEOUT,
+	MRC_CONN_END_DEAD_PEER,
+	MRC_CONN_END_ABORTED,
+	MRC_CONN_END_ERROR,
+};
+
 enum {
 	MRC_PLANE_ATTR_UNSPEC,
 	MRC_PLANE_ATTR_ID,
@@ -114,6 +144,8 @@ enum {
 	MRC_CONN_ATTR_RX_DUPLICATES,
 	MRC_CONN_ATTR_ACKS_SENT,
 	MRC_CONN_ATTR_PLANE,
+	MRC_CONN_ATTR_END_REASON,
+	MRC_CONN_ATTR_ERROR,
 
 	__MRC_CONN_ATTR_AFTER_LAST
 };
@@ -141,6 +173,13 @@ enum {
 	MRC_CONN_PLANE_ATTR_CE_MARKS,
 	MRC_CONN_PLANE_ATTR_NACKS,
 	MRC_CONN_PLANE_ATTR_RETIRED_EV,
+	MRC_CONN_PLANE_ATTR_ADDR4,
+	MRC_CONN_PLANE_ATTR_ADDR6,
+	MRC_CONN_PLANE_ATTR_UDP_PORT,
+	MRC_CONN_PLANE_ATTR_EV,
+	MRC_CONN_PLANE_ATTR_FLOW_LABEL,
+	MRC_CONN_PLANE_ATTR_LOSSES,
+	MRC_CONN_PLANE_ATTR_STATE,
 
 	__MRC_CONN_PLANE_ATTR_AFTER_LAST
 };
@@ -178,11 +217,19 @@ enum {
 	MRC_CMD_CONFIG_CHANGE_NTF,
 	MRC_CMD_CONN_GET,
 	MRC_CMD_STATS_GET,
+	MRC_CMD_CONN_UP_NTF,
+	MRC_CMD_CONN_DOWN_NTF,
+	MRC_CMD_CONN_PLANE_LEAVE_NTF,
+	MRC_CMD_CONN_PLANE_JOIN_NTF,
+	MRC_CMD_EV_RETIRE_NTF,
+	MRC_CMD_EV_RESTORE_NTF,
 
 	__MRC_CMD_AFTER_LAST
 };
 #define MRC_CMD_MAX (__MRC_CMD_AFTER_LAST - 1)
 
 #define MRC_MCGRP_MONITOR	"monitor"
+#define MRC_MCGRP_CONN		"conn"
+#define MRC_MCGRP_PATH		"path"
 
 #endif /* _UAPI_LINUX_MRC_NETLINK_H */
