@@ -383,7 +383,7 @@ static const struct field_set conn_plane_stats_fields = {
 };
 
 /* A connection id: decimal, or hexadecimal after "0x" as it is shown. */
-static int conn_parse_id(const char *arg, __u32 *id)
+int conn_parse_id(const char *arg, __u32 *id)
 {
 	unsigned long v;
 	char *end;
