@@ -199,7 +199,8 @@ install-tools: $(if $(NO_BUILD),,mrcctl mrcperf)
 	$(INSTALL) -D -m 755 tools/mrcctl/mrcctl $(DESTDIR)$(BINDIR)/mrcctl
 	$(INSTALL) -D -m 755 tools/mrcperf/mrcperf $(DESTDIR)$(BINDIR)/mrcperf
 	$(INSTALL) -D -m 644 -t $(DESTDIR)$(INCLUDEDIR)/linux \
-		include/uapi/linux/mrc.h include/uapi/linux/mrc_netlink.h
+		include/uapi/linux/mrc.h include/uapi/linux/mrc_netlink.h \
+		include/uapi/linux/mrc_diag.h
 	$(INSTALL) -D -m 644 tools/mrcctl/mrcctl.8 $(DESTDIR)$(MANDIR)/man8/mrcctl.8
 	$(INSTALL) -D -m 644 tools/mrcperf/mrcperf.1 $(DESTDIR)$(MANDIR)/man1/mrcperf.1
 	$(INSTALL) -D -m 644 tools/completion/mrcctl \
@@ -248,6 +249,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/mrcctl $(DESTDIR)$(BINDIR)/mrcperf \
 		$(DESTDIR)$(INCLUDEDIR)/linux/mrc.h \
 		$(DESTDIR)$(INCLUDEDIR)/linux/mrc_netlink.h \
+		$(DESTDIR)$(INCLUDEDIR)/linux/mrc_diag.h \
 		$(DESTDIR)$(MANDIR)/man8/mrcctl.8 $(DESTDIR)$(MANDIR)/man1/mrcperf.1 \
 		$(DESTDIR)$(COMPLETIONDIR)/mrcctl $(DESTDIR)$(UNITDIR)/mrc.service
 	rm -rf $(DESTDIR)$(DOCDIR)

@@ -44,14 +44,20 @@ static int __init mrc_init(void)
 	if (err)
 		goto err_plane;
 
+	err = mrc_diag_init();
+	if (err)
+		goto err_netlink;
+
 	/* Last: once the family is registered, sockets can be created. */
 	err = mrc_socket_init();
 	if (err)
-		goto err_netlink;
+		goto err_diag;
 
 	pr_info("Multipath Reliable Connection, address family %d\n", AF_MRC);
 	return 0;
 
+err_diag:
+	mrc_diag_exit();
 err_netlink:
 	mrc_netlink_exit();
 err_plane:
@@ -70,6 +76,7 @@ err_wq:
 static void __exit mrc_exit(void)
 {
 	mrc_socket_exit();
+	mrc_diag_exit();
 	mrc_plane_exit();
 	/*
 	 * Removes the planes left in every namespace and cancels the works

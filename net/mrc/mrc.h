@@ -695,6 +695,7 @@ struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 				       unsigned int len,
 				       const struct mrc_addr *saddr,
 				       struct sk_buff_head *queue);
+u32 mrc_sock_queued(const struct mrc_sock *msk, bool out);
 bool mrc_sock_child_established(struct mrc_sock *msk);
 void mrc_sock_child_forget(struct mrc_sock *msk);
 int mrc_socket_init(void);
@@ -842,5 +843,12 @@ void mrc_nl_conn_down(struct mrc_sock *msk, enum mrc_conn_end why, int err);
 void mrc_nl_conn_plane(struct mrc_sock *msk, int id, bool joined);
 void mrc_nl_conn_ev(struct mrc_sock *msk, int id, const struct mrc_ev *ev,
 		    bool restored);
+bool mrc_nl_may_see_ids(const struct sk_buff *skb, kuid_t owner);
+int mrc_nl_put_addr(struct sk_buff *skb, int attr4, int attr6,
+		    const struct mrc_addr *addr);
+
+/* diag.c */
+int mrc_diag_init(void);
+void mrc_diag_exit(void);
 
 #endif /* _NET_MRC_MRC_H */

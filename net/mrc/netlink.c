@@ -710,8 +710,9 @@ static size_t mrc_nl_conn_size(const struct mrc_nl_conn *c)
 	       retired * nla_total_size(sizeof(u16));
 }
 
-static int mrc_nl_put_addr(struct sk_buff *skb, int attr4, int attr6,
-			   const struct mrc_addr *addr)
+/* An address as @attr4 or @attr6, by its family; nothing for AF_UNSPEC. */
+int mrc_nl_put_addr(struct sk_buff *skb, int attr4, int attr6,
+		    const struct mrc_addr *addr)
 {
 	if (addr->family == AF_INET)
 		return nla_put_in_addr(skb, attr4, addr->v4);
@@ -833,12 +834,12 @@ nla_put_failure:
 
 /*
  * Connection ids are what a packet needs to be taken for the peer's: only
- * CAP_NET_ADMIN and the socket's owner see them.  @skb is the request.
+ * CAP_NET_ADMIN and the socket's owner see them, here and in sock_diag
+ * (diag.c).  @skb is the netlink request.
  */
-static bool mrc_nl_may_see_ids(const struct sk_buff *skb,
-			       const struct mrc_nl_conn *c)
+bool mrc_nl_may_see_ids(const struct sk_buff *skb, kuid_t owner)
 {
-	return uid_eq(NETLINK_CB(skb).creds.uid, c->uid) ||
+	return uid_eq(NETLINK_CB(skb).creds.uid, owner) ||
 	       netlink_net_capable(skb, CAP_NET_ADMIN);
 }
 
@@ -871,7 +872,7 @@ int mrc_nl_conn_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!conn)
 		return -ENOMEM;
 	/* Others learn nothing, not even that the id exists. */
-	conn->show_ids = mrc_nl_may_see_ids(skb, conn);
+	conn->show_ids = mrc_nl_may_see_ids(skb, conn->uid);
 	if (!conn->show_ids) {
 		kfree(conn);
 		NL_SET_ERR_MSG_ATTR(info->extack, id, "no such connection");
@@ -918,7 +919,7 @@ int mrc_nl_conn_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			if (idx++ < skip)
 				continue;
 			mrc_nl_conn_snapshot(msk, conn);
-			conn->show_ids = mrc_nl_may_see_ids(cb->skb, conn);
+			conn->show_ids = mrc_nl_may_see_ids(cb->skb, conn->uid);
 			err = mrc_nl_fill_conn(skb, conn,
 					       NETLINK_CB(cb->skb).portid,
 					       cb->nlh->nlmsg_seq, NLM_F_MULTI);

@@ -22,6 +22,8 @@
 #include "mrc.h"
 #include "protocol.h"
 
+static int mrc_diag_destroy(struct sock *sk, int err);
+
 /*
  * Memory is accounted as the kernel does for TCP (sysctl.c); every change
  * of sk_forward_alloc happens under msk->lock, or in the destructor.
@@ -35,6 +37,7 @@ static struct proto mrc_proto = {
 	.sysctl_mem		= sysctl_mrc_mem,
 	.sysctl_wmem		= sysctl_mrc_wmem,
 	.sysctl_rmem		= sysctl_mrc_rmem,
+	.diag_destroy		= mrc_diag_destroy,
 };
 
 /* Ports an ephemeral search looks at with the lock held, at a time. */
@@ -192,8 +195,12 @@ static int mrc_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 		goto out;
 	}
 	err = mrc_port_bind(msk, port);
-	if (!err)
+	if (!err) {
+		/* Under msk->lock too, for sock_diag (diag.c). */
+		spin_lock_bh(&msk->lock);
 		msk->addr = addr;
+		spin_unlock_bh(&msk->lock);
+	}
 out:
 	release_sock(sk);
 	return err;
@@ -809,8 +816,9 @@ static int __mrc_accept(struct socket *sock, struct socket *newsock,
 	timeo = sock_rcvtimeo(sk, flags & O_NONBLOCK);
 	add_wait_queue(sk_sleep(sk), &wait);
 	while (!(msk = mrc_accept_dequeue(lmsk, false, &half_open))) {
+		/* Aborted by sock_diag (mrc_diag_destroy()), or shut down. */
 		if (sk->sk_state != TCP_LISTEN) {
-			err = -EINVAL;
+			err = sock_error(sk) ?: -EINVAL;
 			break;
 		}
 		if (!timeo) {
@@ -967,19 +975,27 @@ out:
 	return err;
 }
 
-/* Abort with RST; the peer sees ECONNRESET. */
-static void mrc_abort(struct mrc_sock *msk, int err)
+/*
+ * Abort with RST; the peer sees ECONNRESET, the user @err if not 0.
+ * Returns whether there was a connection to abort.
+ */
+static bool mrc_abort(struct mrc_sock *msk, int err)
 {
 	struct sk_buff_head queue;
+	bool aborted = false;
 
 	__skb_queue_head_init(&queue);
 	spin_lock_bh(&msk->lock);
 	if (msk->hashed && !msk->dead) {
-		mrc_output_rst(msk, &queue);
+		/* No RST to where a SYN claimed to come from. */
+		if (!msk->half_open)
+			mrc_output_rst(msk, &queue);
 		mrc_conn_done(msk, err, MRC_CONN_END_ABORTED);
+		aborted = true;
 	}
 	spin_unlock_bh(&msk->lock);
 	mrc_xmit(sock_net(&msk->sk), &queue);
+	return aborted;
 }
 
 /* Stop listening: connections not yet accepted are reset. */
@@ -1090,13 +1106,38 @@ static int mrc_release(struct socket *sock)
 	return 0;
 }
 
+/*
+ * Bytes not yet read, or with @out, not yet acknowledged (queued to send
+ * or in flight).  Under msk->lock.
+ */
+u32 mrc_sock_queued(const struct mrc_sock *msk, bool out)
+{
+	const struct sk_buff *skb;
+	u32 bytes = 0;
+	u32 dsn;
+
+	lockdep_assert_held(&msk->lock);
+	if (!out) {
+		skb_queue_walk(&msk->sk.sk_receive_queue, skb)
+			bytes += skb->len - MRC_SKB_CB(skb)->consumed;
+		return bytes;
+	}
+	skb_queue_walk(&msk->write_queue, skb)
+		bytes += skb->len;
+	for (dsn = msk->snd_una; msk->snd_ring &&
+	     mrc_before(dsn, msk->snd_nxt); dsn++) {
+		skb = msk->snd_ring[dsn % MRC_RING_SIZE];
+		if (skb)
+			bytes += MRC_SKB_CB(skb)->len;
+	}
+	return bytes;
+}
+
 /* Bytes not yet read (SIOCINQ), or not yet acknowledged (SIOCOUTQ). */
 static int mrc_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 {
 	struct mrc_sock *msk = mrc_sk(sock->sk);
-	struct sk_buff *skb;
-	int bytes = 0;
-	u32 dsn;
+	int bytes;
 
 	if (cmd != SIOCINQ && cmd != SIOCOUTQ)
 		return -ENOIOCTLCMD;
@@ -1104,21 +1145,35 @@ static int mrc_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
 		return -EINVAL;
 
 	spin_lock_bh(&msk->lock);
-	if (cmd == SIOCINQ) {
-		skb_queue_walk(&msk->sk.sk_receive_queue, skb)
-			bytes += skb->len - MRC_SKB_CB(skb)->consumed;
-	} else {
-		skb_queue_walk(&msk->write_queue, skb)
-			bytes += skb->len;
-		for (dsn = msk->snd_una; msk->snd_ring &&
-		     mrc_before(dsn, msk->snd_nxt); dsn++) {
-			skb = msk->snd_ring[dsn % MRC_RING_SIZE];
-			if (skb)
-				bytes += MRC_SKB_CB(skb)->len;
-		}
-	}
+	bytes = mrc_sock_queued(msk, cmd == SIOCOUTQ);
 	spin_unlock_bh(&msk->lock);
 	return put_user(bytes, (int __user *)arg);
+}
+
+/*
+ * SOCK_DESTROY of sock_diag (diag.c), which checked CAP_NET_ADMIN and
+ * holds a reference; process context.  As tcp_abort() does: the
+ * connection ends at once, the peer told with an RST (but a half-open
+ * one, whose peer is unproven), the user with @err (ECONNABORTED) from
+ * every call; a listener stops listening, its connections not yet
+ * accepted reset, a blocked accept() failing with @err.  A socket
+ * without a connection or listener to end is -ENOENT.
+ */
+static int mrc_diag_destroy(struct sock *sk, int err)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+	int ret = 0;
+
+	lock_sock(sk);
+	if (sk->sk_state == TCP_LISTEN) {
+		mrc_listen_stop(msk);
+		WRITE_ONCE(sk->sk_err, err);
+		sk_error_report(sk);
+	} else if (!mrc_abort(msk, err)) {
+		ret = -ENOENT;
+	}
+	release_sock(sk);
+	return ret;
 }
 
 #define MRC_PROTO_OPS_COMMON			\

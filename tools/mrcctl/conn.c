@@ -516,7 +516,7 @@ const struct field_set event_plane_fields = {
 };
 
 /* A connection id: decimal, or hexadecimal after "0x" as it is shown. */
-static int conn_parse_id(const char *arg, __u32 *id)
+int conn_parse_id(const char *arg, __u32 *id)
 {
 	unsigned long v;
 	char *end;

@@ -35,8 +35,8 @@ static const char *const main_usage_lines[] = {
 };
 
 static const char main_usage_where[] =
-	"where  OBJECT := { plane | config | conn | monitor | plan | stats |\n"
-	"                   showconf | help }\n"
+	"where  OBJECT := { plane | config | conn | sock | monitor | plan |\n"
+	"                   stats | showconf | help }\n"
 	"       OPTIONS := { -j[son] | -p[retty] | -s[tats] | -n[etns] NETNS }\n";
 
 static void main_usage(FILE *out)
@@ -51,6 +51,7 @@ static void full_usage(FILE *out)
 	usage_print(out, plane_usage_lines, true);
 	usage_print(out, config_usage_lines, true);
 	usage_print(out, conn_usage_lines, true);
+	usage_print(out, sock_usage_lines, true);
 	usage_print(out, monitor_usage_lines, true);
 	usage_print(out, plan_usage_lines, true);
 	usage_print(out, stats_usage_lines, true);
@@ -378,6 +379,7 @@ enum object {
 	OBJ_PLANE,
 	OBJ_CONFIG,
 	OBJ_CONN,
+	OBJ_SOCK,
 	OBJ_MONITOR,
 	OBJ_STATS,
 	OBJ_SHOWCONF,
@@ -389,6 +391,7 @@ static const char *const object_names[OBJ_COUNT] = {
 	[OBJ_PLANE]	= "plane",
 	[OBJ_CONFIG]	= "config",
 	[OBJ_CONN]	= "conn",
+	[OBJ_SOCK]	= "sock",
 	[OBJ_MONITOR]	= "monitor",
 	[OBJ_STATS]	= "stats",
 	[OBJ_SHOWCONF]	= "showconf",
@@ -411,6 +414,8 @@ int run_object(struct mrcctl *ctl, int argc, char **argv)
 		return do_config(ctl, argc - 1, argv + 1);
 	case OBJ_CONN:
 		return do_conn(ctl, argc - 1, argv + 1);
+	case OBJ_SOCK:
+		return do_sock(ctl, argc - 1, argv + 1);
 	case OBJ_MONITOR:
 		return do_monitor(ctl, argc - 1, argv + 1);
 	case OBJ_STATS:

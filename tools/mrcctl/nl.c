@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mrcctl: the generic netlink socket to the "mrc" family.
+ * mrcctl: the generic netlink socket to the "mrc" family, and sockets of
+ * NETLINK_SOCK_DIAG.
  *
  * Requests are acknowledged, and the kernel's extended ack message, if any,
  * is reported with the error.  Replies are handed to a callback per message.
@@ -66,18 +67,27 @@ static int nl_attr_cb(const struct nlattr *attr, void *data)
 }
 
 /*
- * Fill @tb[0..@max] with the attributes of a generic netlink message, each
- * checked against @policy.  Returns 0, or -1 with errno set.
+ * Fill @tb[0..@max] with the attributes of a message that follow @offset
+ * bytes of payload, each checked against @policy.  Returns 0, or -1 with
+ * errno set.
  */
-int nl_parse(const struct nlmsghdr *nlh, const struct nl_policy *policy,
-	     unsigned int max, const struct nlattr **tb)
+int nl_parse_at(const struct nlmsghdr *nlh, unsigned int offset,
+		const struct nl_policy *policy, unsigned int max,
+		const struct nlattr **tb)
 {
 	struct nl_parse_ctx ctx = { policy, max, tb };
 
 	memset(tb, 0, (max + 1) * sizeof(*tb));
-	if (mnl_attr_parse(nlh, GENL_HDRLEN, nl_attr_cb, &ctx) != MNL_CB_OK)
+	if (mnl_attr_parse(nlh, offset, nl_attr_cb, &ctx) != MNL_CB_OK)
 		return -1;
 	return 0;
+}
+
+/* The same for a generic netlink message. */
+int nl_parse(const struct nlmsghdr *nlh, const struct nl_policy *policy,
+	     unsigned int max, const struct nlattr **tb)
+{
+	return nl_parse_at(nlh, GENL_HDRLEN, policy, max, tb);
 }
 
 /* The same for the attributes nested in @nest. */
@@ -181,10 +191,10 @@ static mnl_cb_t nl_ctl_cb[NLMSG_MIN_TYPE] = {
 
 /*
  * Send @nlh and pass each reply to @cb until the ack or the end of the dump.
- * Returns 0, or -1 with nl->err and nl->extack set.
+ * Returns 0, or -1 with nl->err and nl->extack set, without reporting it.
  */
-static int nl_talk(struct mrc_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
-		   void *data)
+int mrc_nl_talk(struct mrc_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
+		void *data)
 {
 	struct nl_reply reply = { nl, cb, data };
 	unsigned int seq = nlh->nlmsg_seq;
@@ -247,7 +257,7 @@ int mrc_nl_put_strz(struct nlmsghdr *nlh, __u16 type, const char *s)
 int mrc_nl_request(struct mrc_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 		   void *data)
 {
-	if (nl_talk(nl, nlh, cb, data) < 0) {
+	if (mrc_nl_talk(nl, nlh, cb, data) < 0) {
 		mrc_nl_perror(nl);
 		return -1;
 	}
@@ -307,7 +317,7 @@ static int nl_resolve_family(struct mrc_nl *nl)
 	nlh = nl_msg(nl, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, NLM_F_ACK);
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, MRC_FAMILY_NAME);
 
-	if (!nl_talk(nl, nlh, nl_family_cb, nl))
+	if (!mrc_nl_talk(nl, nlh, nl_family_cb, nl))
 		return 0;
 
 	if (nl->err != ENOENT) {
@@ -320,11 +330,11 @@ static int nl_resolve_family(struct mrc_nl *nl)
 	return -1;
 }
 
-static int nl_socket_open(struct mrc_nl *nl)
+static int nl_socket_open(struct mrc_nl *nl, int bus)
 {
 	int one = 1;
 
-	nl->sock = mnl_socket_open(NETLINK_GENERIC);
+	nl->sock = mnl_socket_open(bus);
 	if (!nl->sock)
 		return -1;
 	if (mnl_socket_setsockopt(nl->sock, NETLINK_EXT_ACK, &one,
@@ -339,26 +349,59 @@ static int nl_socket_open(struct mrc_nl *nl)
 	return 0;
 }
 
+/* Open a socket of netlink @bus; reports the failure and returns -1. */
+static int nl_open(struct mrc_nl *nl, int bus)
+{
+	nl->err = 0;
+	nl->extack = NULL;
+	memset(nl->groups, 0, sizeof(nl->groups));
+	if (nl_socket_open(nl, bus) < 0) {
+		nl->err = errno;
+		mrc_nl_perror(nl);
+		mrc_nl_close(nl);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Open a generic netlink socket in the current network namespace and find
  * the "mrc" family.  Reports the failure and returns -1 if that fails.
  */
 int mrc_nl_open(struct mrc_nl *nl)
 {
-	nl->err = 0;
-	nl->extack = NULL;
-	memset(nl->groups, 0, sizeof(nl->groups));
-	if (nl_socket_open(nl) < 0) {
-		nl->err = errno;
-		mrc_nl_perror(nl);
-		mrc_nl_close(nl);
+	if (nl_open(nl, NETLINK_GENERIC) < 0)
 		return -1;
-	}
 	if (nl_resolve_family(nl) < 0) {
 		mrc_nl_close(nl);
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Open a NETLINK_SOCK_DIAG socket in the current network namespace, for
+ * the requests of mrc_nl_diag_msg().  Reports the failure and returns -1.
+ */
+int mrc_nl_open_diag(struct mrc_nl *nl)
+{
+	return nl_open(nl, NETLINK_SOCK_DIAG);
+}
+
+/*
+ * Start a sock_diag request of @type (SOCK_DIAG_BY_FAMILY, SOCK_DESTROY)
+ * with @hdrlen bytes of header, zeroed, in the socket's buffer.
+ */
+struct nlmsghdr *mrc_nl_diag_msg(struct mrc_nl *nl, __u16 type, __u16 flags,
+				 size_t hdrlen)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nl->buf);
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = ++nl->seq;
+	mnl_nlmsg_put_extra_header(nlh, hdrlen);
+	return nlh;
 }
 
 void mrc_nl_close(struct mrc_nl *nl)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mrcctl: the generic netlink socket to the "mrc" family.
+ * mrcctl: the generic netlink socket to the "mrc" family, and sockets of
+ * NETLINK_SOCK_DIAG.
  *
  * Copyright (C) 2026 The MRC for Linux authors
  */
@@ -42,9 +43,14 @@ struct mrc_nl {
 };
 
 int mrc_nl_open(struct mrc_nl *nl);
+int mrc_nl_open_diag(struct mrc_nl *nl);
 void mrc_nl_close(struct mrc_nl *nl);
 struct nlmsghdr *mrc_nl_msg(struct mrc_nl *nl, __u8 cmd, __u16 flags);
+struct nlmsghdr *mrc_nl_diag_msg(struct mrc_nl *nl, __u16 type, __u16 flags,
+				 size_t hdrlen);
 int mrc_nl_put_strz(struct nlmsghdr *nlh, __u16 type, const char *s);
+int mrc_nl_talk(struct mrc_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
+		void *data);
 int mrc_nl_request(struct mrc_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
 		   void *data);
 int mrc_nl_subscribe(struct mrc_nl *nl, enum nl_group group);
@@ -52,6 +58,9 @@ int mrc_nl_fd(const struct mrc_nl *nl);
 int mrc_nl_receive(struct mrc_nl *nl, mnl_cb_t cb, void *data);
 void mrc_nl_perror(const struct mrc_nl *nl);
 
+int nl_parse_at(const struct nlmsghdr *nlh, unsigned int offset,
+		const struct nl_policy *policy, unsigned int max,
+		const struct nlattr **tb);
 int nl_parse(const struct nlmsghdr *nlh, const struct nl_policy *policy,
 	     unsigned int max, const struct nlattr **tb);
 int nl_parse_nested(const struct nlattr *nest, const struct nl_policy *policy,

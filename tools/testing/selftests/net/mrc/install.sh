@@ -143,6 +143,7 @@ installed_files()
 	/usr/local/bin/mrcctl
 	/usr/local/bin/mrcperf
 	/usr/local/include/linux/mrc.h
+	/usr/local/include/linux/mrc_diag.h
 	/usr/local/include/linux/mrc_netlink.h
 	/usr/local/lib/systemd/system/mrc.service
 	/usr/local/share/bash-completion/completions/mrcctl
@@ -202,7 +203,7 @@ destdir_install()
 	run make-install make -s -C "$TOP" install DESTDIR="$dest" KVER="$REL" \
 		NO_BUILD=1 ||
 		return 1
-	want=$(installed_files)
+	want=$(installed_files | sort)
 	got=$(cd "$dest" && find . -type f | sed 's/^\.//' | sort)
 	mrc_expect "files installed" "$got" "$want" || return 1
 	for f in /usr/local/bin/mrcctl /usr/local/bin/mrcperf; do
@@ -236,7 +237,9 @@ destdir_prefix()
 		[ -e "$dest/usr/share/bash-completion/completions/mrcctl" ] ||
 		mrc_fail "PREFIX=/usr: files missing" || return 1
 	printf '%s\n' '#include <linux/mrc.h>' '#include <linux/mrc_netlink.h>' \
-		'int main(void) { return AF_MRC != 25 || !MRC_CMD_PLANE_GET; }' \
+		'#include <linux/mrc_diag.h>' \
+		'int main(void) { return AF_MRC != 25 || !MRC_CMD_PLANE_GET ||' \
+		'	sizeof(struct mrc_diag_req) != 24; }' \
 		> "$tmp/hdr.c"
 	run cc cc -I"$dest/usr/include" -o "$tmp/hdr" "$tmp/hdr.c" && "$tmp/hdr"
 }

@@ -4,23 +4,28 @@
  * killed: lets shell tests look at live connections.
  *
  * Server: mrc_conn_hold -l -p PORT [-t stream|seqpacket] [-n CONNS] [-s SIZE]
+ *                       [-w]
  *   listens on the wildcard address, prints "ready PORT", accepts CONNS
  *   connections (default 1), prints "accepted CONNS", reads SIZE bytes
  *   (default 0) from each in turn and prints "received BYTES" (the total).
  *
  * Client: mrc_conn_hold -c ADDR -p PORT [-t stream|seqpacket] [-n CONNS]
- *                       [-s SIZE]
+ *                       [-s SIZE] [-w]
  *   opens CONNS connections to ADDR (default 1), printing "conn N port P"
  *   with the local port of each, then sends SIZE bytes on each in turn and
  *   prints "sent BYTES" (the total).
  *
  * Then both hold their connections, without reading or writing, until
- * SIGTERM or SIGINT, close them and exit 0.  Sizes take a K or M suffix
- * (KiB, MiB).  Any failure prints what failed and why on stderr and exits
- * 1; SIGTERM or SIGINT before the data is through kill it; after -T
- * seconds (default 120) before holding, it fails as timed out.
+ * SIGTERM or SIGINT, close them and exit 0.  With -w, they wait in recv()
+ * on the first connection instead, until it ends, print "end eof" or
+ * "end ERRNO" (the error's name: ECONNRESET...) and exit 0.  Sizes take a
+ * K or M suffix (KiB, MiB).  Any failure prints what failed and why on
+ * stderr and exits 1; SIGTERM or SIGINT before the data is through kill
+ * it; after -T seconds (default 120) before holding, it fails as timed
+ * out.
  */
 
+#define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -53,8 +58,9 @@ static void die(const char *what)
 static void bad_usage(void)
 {
 	fprintf(stderr,
-		"usage: mrc_conn_hold -l -p PORT [-t TYPE] [-n CONNS] [-s SIZE] [-T S]\n"
-		"       mrc_conn_hold -c ADDR -p PORT [-t TYPE] [-n CONNS] [-s SIZE] [-T S]\n");
+		"usage: mrc_conn_hold -l -p PORT [-t TYPE] [-n CONNS] [-s SIZE] [-w] [-T S]\n"
+		"       mrc_conn_hold -c ADDR -p PORT [-t TYPE] [-n CONNS] [-s SIZE] [-w]\n"
+		"                     [-T S]\n");
 	exit(2);
 }
 
@@ -131,6 +137,21 @@ static void recv_all(int fd, unsigned long long size)
 	}
 }
 
+/* Wait in recv() for the end of the connection, and tell how it ended. */
+static void wait_end(int fd)
+{
+	char buf[CHUNK];
+	ssize_t n;
+
+	do {
+		n = recv(fd, buf, sizeof(buf), 0);
+	} while (n > 0 || (n < 0 && errno == EINTR));
+	if (n < 0)
+		printf("end %s\n", strerrorname_np(errno) ?: "unknown");
+	else
+		printf("end eof\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_mrc addr = { .smrc_family = AF_MRC };
@@ -139,13 +160,13 @@ int main(int argc, char **argv)
 	const char *peer = NULL;
 	unsigned int timeout = 120;
 	int type = SOCK_STREAM;
-	int server = 0, port = -1, nconns = 1;
+	int server = 0, port = -1, nconns = 1, wait = 0;
 	struct sigaction sa = { 0 };
 	sigset_t stop;
 	socklen_t len;
 	int opt, lfd, i, sig;
 
-	while ((opt = getopt(argc, argv, "lc:p:t:n:s:T:")) != -1) {
+	while ((opt = getopt(argc, argv, "lc:p:t:n:s:wT:")) != -1) {
 		switch (opt) {
 		case 'l':
 			server = 1;
@@ -169,6 +190,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			size = parse_size(optarg);
+			break;
+		case 'w':
+			wait = 1;
 			break;
 		case 'T':
 			timeout = atoi(optarg);
@@ -231,6 +255,10 @@ int main(int argc, char **argv)
 
 	/* Until now, SIGTERM and SIGINT kill; from here, they end the hold. */
 	alarm(0);
+	if (wait) {
+		wait_end(fds[0]);
+		return 0;
+	}
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGINT);
