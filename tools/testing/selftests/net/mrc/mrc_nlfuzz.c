@@ -426,7 +426,16 @@ static bool attrs_fit(const char *p, size_t len, int depth)
 	return len == 0;
 }
 
-/* A message of the family: a reply or a notification. */
+/* Whether @cmd is a notification's: of the "monitor" group, or another. */
+static bool is_ntf(int cmd, bool monitor)
+{
+	if (cmd >= MRC_CMD_PLANE_ADD_NTF && cmd <= MRC_CMD_CONFIG_CHANGE_NTF)
+		return true;
+	return !monitor && cmd >= MRC_CMD_CONN_UP_NTF &&
+	       cmd <= MRC_CMD_EV_RESTORE_NTF;
+}
+
+/* A message of the family: a reply or a notification of "monitor". */
 static void check_family_msg(const struct nlmsghdr *nlh, bool ntf)
 {
 	const struct genlmsghdr *g = NLMSG_DATA(nlh);
@@ -437,9 +446,8 @@ static void check_family_msg(const struct nlmsghdr *nlh, bool ntf)
 		return;
 	}
 	cmd = g->cmd;
-	if (ntf ? (cmd < MRC_CMD_PLANE_ADD_NTF || cmd > MRC_CMD_CONFIG_CHANGE_NTF) :
-	    (cmd < MRC_CMD_PLANE_GET || cmd > MRC_CMD_MAX ||
-	     (cmd >= MRC_CMD_PLANE_ADD_NTF && cmd <= MRC_CMD_CONFIG_CHANGE_NTF)))
+	if (ntf ? !is_ntf(cmd, true) :
+	    (cmd < MRC_CMD_PLANE_GET || cmd > MRC_CMD_MAX || is_ntf(cmd, false)))
 		mrc_fail("%s with command %d", ntf ? "notification" : "reply", cmd);
 	/* Nests are marked as such: check them as well. */
 	if (!attrs_fit((const char *)g + GENL_HDRLEN,
