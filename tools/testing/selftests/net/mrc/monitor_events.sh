@@ -136,24 +136,6 @@ setup()
 	monitors && mrc_add_planes "$A" "$B" "$fam" 1 2
 }
 
-said()
-{
-	grep -q "^$2" "$tmp/$1" 2> /dev/null
-}
-
-# said_or_gone NAME PID WORD: NAME printed WORD, or exited.
-said_or_gone()
-{
-	said "$1" "$3" || ! kill -0 "$2" 2> /dev/null
-}
-
-wait_said()
-{
-	mrc_wait_for 60 said_or_gone "$1" "$2" "$3"
-	said "$1" "$3" ||
-		mrc_fail "$1 did not say $3: $(cat "$tmp/$1" "$tmp/$1.err")"
-}
-
 # hold PORT [ARG...]: an mrc_conn_hold server on B, which reads 64 KiB
 # (or as ARG says), and a client on A that sends 64 KiB and holds: their
 # pids in srv and cli, the client's port in cport, the ids of the
@@ -167,11 +149,11 @@ hold()
 	ip netns exec "$B" "$HOLD" -l -p "$p" "$@" > "$tmp/s.out" \
 		2> "$tmp/s.out.err" &
 	srv=$!
-	wait_said s.out "$srv" ready || return 1
+	mrc_wait_said "$tmp/s.out" ready "$srv" || return 1
 	ip netns exec "$A" "$HOLD" -c "$peer" -p "$p" -s 64K > "$tmp/c.out" \
 		2> "$tmp/c.out.err" &
 	cli=$!
-	wait_said c.out "$cli" sent || return 1
+	mrc_wait_said "$tmp/c.out" sent "$cli" || return 1
 	cport=$(awk '$1 == "conn" { print $4 }' "$tmp/c.out")
 	aid=$(ctl "$A" -j conn show | jq ".[] | select(.peer_port == $p) | .id")
 	bid=$(ctl "$B" -j conn show | jq ".[] | select(.port == $p and .peer_port == $cport) | .id")
@@ -466,7 +448,7 @@ text()
 	fi
 	grep -qE "${mon_stamp}ev retired conn $(hex "$xid") peer $(hex "$xpeer") plane 2 ev $ev $dst losses [0-9]+ active [0-9]+$" "$tmp/a.txt" ||
 		mrc_fail "no ev retired line for EV $ev" || return 1
-	mrc_info "$(grep -m 1 "ev retired conn $(hex "$xid")" "$tmp/a.txt")"
+	mrc_info "$(grep -m 1 "ev retired conn $(hex "$xid") .* plane 2 " "$tmp/a.txt")"
 	mrc_info "$(grep -m 1 "conn down id $(hex "$rst_aid")" "$tmp/a.txt")"
 }
 
@@ -514,6 +496,7 @@ for fam in 4 6; do
 	mrc_check "IPv$fam: ev restored: every EV, once healed" healed
 	mrc_check "IPv$fam: text lines" text
 	mrc_check "IPv$fam: nothing at a host without connections" isolated
+	mrc_info "IPv$fam done after ${SECONDS}s"
 	[ "$fam" = 4 ] && mrc_check "conn and path groups need CAP_NET_ADMIN" unprivileged
 	mrc_kill_jobs
 	mrc_cleanup

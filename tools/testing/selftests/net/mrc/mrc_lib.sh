@@ -273,6 +273,30 @@ mrc_server_ready()
 	mrc_said_ready "$1" || ! kill -0 "$2" 2> /dev/null
 }
 
+# mrc_said FILE WORD: a line of FILE starts with WORD.
+mrc_said()
+{
+	grep -q "^$2" "$1" 2> /dev/null
+}
+
+mrc_said_or_gone()
+{
+	mrc_said "$1" "$2" || ! kill -0 "$3" 2> /dev/null
+}
+
+# mrc_wait_said FILE WORD PID: the program of PID printed WORD, at the
+# start of a line of FILE, within a minute; or it did not, and FILE and
+# FILE.err are shown.
+mrc_wait_said()
+{
+	mrc_wait_for 60 mrc_said_or_gone "$1" "$2" "$3"
+	mrc_said "$1" "$2" && return 0
+	mrc_fail "$(basename "$1") did not say $2:"
+	mrc_show "$1"
+	[ ! -e "$1.err" ] || mrc_show "$1.err"
+	return 1
+}
+
 # mrc_xfer_server NS PORT DIR: an mrc_xfer server on NS that reads what
 # comes, in the background, its pid in srv, its output in DIR/s.out and
 # DIR/s.err; waits until it listens.  Needs XFER.
