@@ -64,13 +64,23 @@ socks()
 	ctl "$ns" -j sock show "$@"
 }
 
-# q NS JQ [FILTER...]: jq JQ over socks NS FILTER..., raw output, one line.
+# q NS JQ [FILTER...]: the values of jq JQ over socks NS FILTER..., on
+# one line.
 q()
 {
 	local ns=$1 prog=$2
 
 	shift 2
-	socks "$ns" "$@" | jq -r "$prog" | tr '\n' ' ' | sed 's/ $//'
+	socks "$ns" "$@" | jq -r "[$prog] | map(tostring) | join(\" \")"
+}
+
+# qs NS JQ [FILTER...]: the same, sorted.
+qs()
+{
+	local ns=$1 prog=$2
+
+	shift 2
+	socks "$ns" "$@" | jq -r "[$prog] | map(tostring) | sort | join(\" \")"
 }
 
 # as UID NS COMMAND...: COMMAND in NS as the user UID, without groups.
@@ -204,9 +214,8 @@ expect_sock()
 listing_b()
 {
 	ctl "$B" sock show | mrc_show /dev/stdin
-	mrc_expect "sockets on $B" "$(q "$B" '.[] | "\(.state)/\(.port)"' |
-		tr ' ' '\n' | sort | tr '\n' ' ')" \
-		"established/5001 established/5002 listen/5001 listen/5002 " &&
+	mrc_expect "sockets on $B" "$(qs "$B" '.[] | "\(.state)/\(.port)"')" \
+		"established/5001 established/5002 listen/5001 listen/5002" &&
 		expect_sock "listener 5001" "$B" \
 			'[.type, .uid, .recv_q, .send_q, .peer_address, .peer_port, .id] | @tsv' \
 			'.state == "listen" and .port == 5001' \
@@ -297,7 +306,7 @@ private_ids()
 {
 	mrc_expect "ids nobody sees" \
 		"$(as $NOBODY "$A" "$MRCCTL" -j sock show | jq -r '[.[] | "\(.port):\(.id != null)"] | sort | join(" ")')" \
-		"$(printf '%s\n' "$port4:true" "$port6:false" | sort | tr '\n' ' ' | sed 's/ $//')" &&
+		"$(jq -nr --arg a "$port4:true" --arg b "$port6:false" '[$a, $b] | sort | join(" ")')" &&
 		mrc_expect "ids another user sees" \
 			"$(as $OTHER "$A" "$MRCCTL" -j sock show | jq '[.[] | select(.id or .peer_id)] | length')" \
 			0
@@ -318,15 +327,15 @@ filters()
 
 	ino=$(inode_of "$B" 5001 listen)
 	cookie=$(q "$B" ".[] | select(.port == 5002 and .state == \"established\") | .cookie")
-	mrc_expect "state listen" "$(q "$B" '.[].port' state listen | tr ' ' '\n' | sort | tr '\n' ' ')" \
-		"5001 5002 " &&
+	mrc_expect "state listen" "$(qs "$B" '.[].port' state listen)" \
+		"5001 5002" &&
 		mrc_expect "state established" "$(count "$B" state established)" 2 &&
 		mrc_expect "state listen state established" \
 			"$(count "$B" state listen state established)" 4 &&
 		mrc_expect "state syn-sent" "$(count "$B" state syn-sent)" 0 &&
 		mrc_expect "state connected" "$(count "$A" state connected)" 2 &&
-		mrc_expect "sport 5001" "$(q "$B" '.[].state' sport 5001 | tr ' ' '\n' | sort | tr '\n' ' ')" \
-			"established listen " &&
+		mrc_expect "sport 5001" "$(qs "$B" '.[].state' sport 5001)" \
+			"established listen" &&
 		mrc_expect "dport $port4" "$(q "$B" '.[] | "\(.state) \(.port)"' dport "$port4")" \
 			"established 5001" &&
 		mrc_expect "dport 5002" "$(q "$A" '.[].port' dport 5002)" "$port6" &&
@@ -355,7 +364,7 @@ text()
 	local out
 
 	out=$(ctl "$B" sock show state listen sport 5001)
-	mrc_info "$out"
+	mrc_show /dev/stdin <<< "$out"
 	mrc_expect "header" "$(head -n 1 <<< "$out" | tr -s ' ')" \
 		"STATE TYPE RECV-Q SEND-Q LOCAL PEER UID INODE" &&
 		mrc_expect "listener line" "$(tail -n +2 <<< "$out" | tr -s ' ')" \
@@ -481,28 +490,37 @@ kill_usage()
 			"$(ctl "$A" sock kill port 1; echo "rc=$?")" "rc=0"
 }
 
-mrc_check "without mrc.ko, sock_diag lists nothing and loads nothing" no_module
+# check DESCRIPTION COMMAND...: mrc_check, and how long the case took.
+check()
+{
+	local t=$SECONDS
+
+	mrc_check "$@"
+	mrc_info "$((SECONDS - t)) s"
+}
+
+check "without mrc.ko, sock_diag lists nothing and loads nothing" no_module
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
-if ! mrc_check "setup: hosts with an IPv4 and an IPv6 plane" setup; then
-	mrc_finish
-fi
-mrc_check "listeners and connections over IPv4 and IPv6" start_pairs
-mrc_check "the server's listeners and connections" listing_b
-mrc_check "the clients' connections, their uids and ids" listing_a
-mrc_check "inodes as /proc/PID/fd has them" inodes
-mrc_check "-p names the process and its fd" processes
-mrc_check "connection ids for their owner and root only" private_ids
-mrc_check "filters: state, sport, dport, port, peer, ino, cookie, id" filters
-mrc_check "the text table" text
-mrc_check "a socket of another namespace is not listed" isolation
-mrc_check "kill without CAP_NET_ADMIN: EPERM, nothing killed" unprivileged_kill
-mrc_check "kill a client's connection (IPv4)" \
+failed=$mrc_failed
+check "setup: hosts with an IPv4 and an IPv6 plane" setup
+[ "$mrc_failed" = "$failed" ] || mrc_finish
+check "listeners and connections over IPv4 and IPv6" start_pairs
+check "the server's listeners and connections" listing_b
+check "the clients' connections, their uids and ids" listing_a
+check "inodes as /proc/PID/fd has them" inodes
+check "-p names the process and its fd" processes
+check "connection ids for their owner and root only" private_ids
+check "filters: state, sport, dport, port, peer, ino, cookie, id" filters
+check "the text table" text
+check "a socket of another namespace is not listed" isolation
+check "kill without CAP_NET_ADMIN: EPERM, nothing killed" unprivileged_kill
+check "kill a client's connection (IPv4)" \
 	kill_conn "$A" "sport $port4" cli4 srv4
-mrc_check "kill a server's connection by cookie (IPv6)" \
+check "kill a server's connection by cookie (IPv6)" \
 	kill_conn "$B" "cookie $(q "$B" ".[] | select(.port == 5002 and .state == \"established\") | .cookie")" \
 	srv6 cli6
-mrc_check "kill a listener blocked in accept()" kill_listener
-mrc_check "kill a connect() in progress" kill_connecting
-mrc_check "kill needs a filter; no match is no error" kill_usage
+check "kill a listener blocked in accept()" kill_listener
+check "kill a connect() in progress" kill_connecting
+check "kill needs a filter; no match is no error" kill_usage
 mrc_info "the test took $SECONDS s"
 mrc_finish
