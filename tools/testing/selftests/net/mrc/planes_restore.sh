@@ -109,7 +109,7 @@ setup()
 	mrc_ns_add "$A" "$B" "$C" || return 1
 	mrc_link_hosts "$A" "$B" "$fam" 1 2 || return 1
 	mrc_add_planes "$A" "$B" "$fam" 1 2 || return 1
-	"$MRCCTL" -n "$A" monitor > "$tmp/mon" 2>&1 &
+	"$MRCCTL" -n "$A" monitor planes > "$tmp/mon" 2>&1 &
 	mon=$!
 	# Subscribed once a change shows.
 	mrc_wait_for 10 poke_monitor
@@ -278,7 +278,7 @@ monitor_lines()
 	monitor_stop
 	mrc_info "monitor:"
 	sed 's/^/#   /' "$tmp/mon"
-	# Only plane and config events, each well formed.
+	# "monitor planes": only plane and config events, each well formed.
 	! grep -vqE '^(\[[^]]*\] )?(plane (add|del|change) id [0-9]+ dev veth[12] |config change )' \
 		"$tmp/mon" || mrc_fail "unexpected lines"
 }
