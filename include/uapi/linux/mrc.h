@@ -68,6 +68,16 @@ struct sockaddr_mrc {
 #define MRC_PLANE_INFO		2	/* struct mrc_info_array of mrc_plane_info */
 #define MRC_EV_INFO		3	/* struct mrc_info_array of mrc_ev_info */
 
+/*
+ * Settable and readable, each an int.  The keepalive options act with
+ * SO_KEEPALIVE, as TCP's do; 0 sets the namespace's default back.
+ */
+#define MRC_USER_TIMEOUT	4	/* ms without progress before giving up */
+#define MRC_KEEPIDLE		5	/* s idle before the first probe */
+#define MRC_KEEPINTVL		6	/* s between probes */
+#define MRC_KEEPCNT		7	/* probes unanswered before giving up */
+#define MRC_TCLASS		8	/* DSCP of the packets, in bits 7-2 */
+
 /**
  * struct mrc_info - the state of a connection (getsockopt MRC_INFO)
  * @mrci_state: an &enum mrc_conn_state of <linux/mrc_netlink.h>, as
