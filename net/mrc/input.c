@@ -497,6 +497,7 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 		goto drop;
 	}
 	msk->last_rcv = ktime_get_ns();
+	msk->keep_probes = 0;
 	msk->planes[plane_id].rx_packets++;
 	msk->stats.rx_packets++;
 	MRC_INC_STATS(mn, MRC_MIB_IN_PKTS);

@@ -59,6 +59,8 @@ static const struct snmp_mib mrc_mib_names[] = {
 	SNMP_MIB_ITEM("EceRcvd", MRC_MIB_ECE_RCVD),
 	SNMP_MIB_ITEM("ProbesSent", MRC_MIB_PROBES_SENT),
 	SNMP_MIB_ITEM("WndProbes", MRC_MIB_WND_PROBES),
+	SNMP_MIB_ITEM("KeepaliveProbes", MRC_MIB_KEEPALIVE_PROBES),
+	SNMP_MIB_ITEM("KeepaliveTimeouts", MRC_MIB_KEEPALIVE_TIMEOUTS),
 	SNMP_MIB_ITEM("EvRetired", MRC_MIB_EV_RETIRED),
 	SNMP_MIB_ITEM("EvRestored", MRC_MIB_EV_RESTORED),
 	SNMP_MIB_ITEM("PlaneLeft", MRC_MIB_PLANE_LEFT),

@@ -56,6 +56,8 @@ enum mrc_mib_field {
 	MRC_MIB_ECE_RCVD,		/* ACKs echoing a CE mark */
 	MRC_MIB_PROBES_SENT,		/* probes of retired EVs and windows */
 	MRC_MIB_WND_PROBES,		/* the peer's window was shut */
+	MRC_MIB_KEEPALIVE_PROBES,	/* an idle connection asked its peer */
+	MRC_MIB_KEEPALIVE_TIMEOUTS,	/* ... which never answered */
 	MRC_MIB_EV_RETIRED,		/* EVs taken out of use after losses */
 	MRC_MIB_EV_RESTORED,		/* EVs back in use after a probe */
 	MRC_MIB_PLANE_LEFT,		/* a connection stopped using a plane */

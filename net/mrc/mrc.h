@@ -450,7 +450,19 @@ struct mrc_ev {
  *	ones included
  * @accept_node: entry in the listener's @accept_queue
  * @stats: counters of the connection
- * @params: the namespace's tunables when the connection was made
+ * @params: the namespace's tunables when the connection was made, but
+ *	for the user timeout a socket option set
+ * @user_timeout_ms: MRC_USER_TIMEOUT, 0 if not set
+ * @keepalive: SO_KEEPALIVE
+ * @keep_idle_s: MRC_KEEPIDLE, 0 if not set
+ * @keep_intvl_s: MRC_KEEPINTVL, 0 if not set
+ * @keep_cnt: MRC_KEEPCNT, 0 if not set
+ * @keep_probes: keepalive probes sent since the peer last answered
+ * @keep_probe_at: when the last one went
+ * @tclass: MRC_TCLASS, the DSCP of our packets (ECN bits clear)
+ *
+ * The options are set in process context under both locks, and read under
+ * @lock (@tclass, only copied to packets, locklessly).
  *
  * The socket lock serialises the socket calls; @lock protects the protocol
  * state against the receive path (softirq) and the timers.  Calls that
@@ -554,6 +566,15 @@ struct mrc_sock {
 		u64	rx_trimmed;
 	} stats;
 	struct mrc_conn_params	params;
+
+	u32			user_timeout_ms;
+	bool			keepalive;
+	u16			keep_idle_s;
+	u16			keep_intvl_s;
+	u8			keep_cnt;
+	u8			keep_probes;
+	u64			keep_probe_at;
+	u8			tclass;
 };
 
 /* Control block of our DATA packets, on the send and receive sides. */
@@ -636,6 +657,13 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_FIN_WAIT_NS		(10ULL * NSEC_PER_SEC)
 #define MRC_ORPHAN_STALL_NS	(10ULL * NSEC_PER_SEC)
 #define MRC_WND_PROBE_MAX_NS	(2ULL * NSEC_PER_SEC)
+#define MRC_KEEPIDLE_DEFAULT	7200	/* s, as TCP's */
+#define MRC_KEEPINTVL_DEFAULT	75	/* s */
+#define MRC_KEEPCNT_DEFAULT	9
+#define MRC_KEEP_MAX_S		32767
+#define MRC_KEEPCNT_MAX		127
+#define MRC_USER_TIMEOUT_MIN_MS	100	/* net.mrc.dead_peer_timeout_ms's */
+#define MRC_USER_TIMEOUT_MAX_MS	(3600 * MSEC_PER_SEC)
 #define MRC_TIME_WAIT_NS	(50 * NSEC_PER_MSEC)
 #define MRC_SNDBUF_STREAM	(4 << 20)
 #define MRC_SNDBUF_SEQPACKET	(40 << 20)
@@ -728,6 +756,11 @@ void mrc_conn_destroy_work(struct work_struct *work);
 u32 mrc_conn_report_state(const struct mrc_sock *msk);
 
 /* sockopt.c */
+u32 mrc_keep_idle_s(const struct mrc_sock *msk);
+u32 mrc_keep_intvl_s(const struct mrc_sock *msk);
+u32 mrc_keep_cnt(const struct mrc_sock *msk);
+void mrc_sockopt_inherit(struct mrc_sock *msk, const struct mrc_sock *lmsk);
+void mrc_keepalive(struct sock *sk, int valbool);
 int mrc_setsockopt(struct socket *sock, int level, int optname,
 		   sockptr_t optval, unsigned int optlen);
 int mrc_getsockopt(struct socket *sock, int level, int optname,

@@ -34,7 +34,7 @@ struct mrc_xmit_cb {
 	u32		priority;
 	u16		ev;
 	u8		plane;
-	u8		ecn;
+	u8		tos;		/* DSCP of the socket, ECN of the packet */
 };
 
 #define MRC_XMIT_CB(skb) ((struct mrc_xmit_cb *)(skb)->cb)
@@ -101,7 +101,7 @@ static void mrc_xmit4(struct net *net, struct mrc_plane *plane,
 				 sizeof(struct iphdr) + sizeof(struct udphdr)))
 		df = 0;
 	udp_tunnel_xmit_skb(rt, plane->sock->sk, skb, fl4.saddr, fl4.daddr,
-			    xcb->ecn, ip4_dst_hoplimit(&rt->dst), df,
+			    xcb->tos, ip4_dst_hoplimit(&rt->dst), df,
 			    htons(xcb->ev), port, false, false);
 }
 
@@ -133,7 +133,7 @@ static void mrc_xmit6(struct net *net, struct mrc_plane *plane,
 		skb->ignore_df = 1;
 	/* The flow label carries the EV too, for fabrics that hash on it. */
 	udp_tunnel6_xmit_skb(dst, plane->sock->sk, skb, NULL, &fl6.saddr,
-			     &fl6.daddr, xcb->ecn, ip6_dst_hoplimit(dst),
+			     &fl6.daddr, xcb->tos, ip6_dst_hoplimit(dst),
 			     htonl(xcb->ev), htons(xcb->ev), port, false);
 }
 
@@ -194,6 +194,7 @@ static void mrc_queue_xmit(struct sk_buff_head *queue, struct sk_buff *skb,
 	if (sk) {
 		xcb->mark = READ_ONCE(sk->sk_mark);
 		xcb->priority = READ_ONCE(sk->sk_priority);
+		xcb->tos = READ_ONCE(mrc_sk(sk)->tclass);
 	}
 	xcb->raddr = *raddr;
 	xcb->ev = ev;
@@ -314,7 +315,7 @@ static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
 	hdr->msg_id = htonl(cb->msg_id);
 	hdr->offset = htonl(cb->offset);
 	mrc_queue_xmit(queue, copy, &msk->sk, id, cb->ev, &cp->raddr);
-	MRC_XMIT_CB(copy)->ecn = INET_ECN_ECT_0;
+	MRC_XMIT_CB(copy)->tos |= INET_ECN_ECT_0;
 }
 
 /*

@@ -38,6 +38,7 @@ static struct proto mrc_proto = {
 	.sysctl_wmem		= sysctl_mrc_wmem,
 	.sysctl_rmem		= sysctl_mrc_rmem,
 	.diag_destroy		= mrc_diag_destroy,
+	.keepalive		= mrc_keepalive,
 };
 
 /* Ports an ephemeral search looks at with the lock held, at a time. */
@@ -603,6 +604,7 @@ struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 	sk->sk_sndtimeo = READ_ONCE(lsk->sk_sndtimeo);
 	sk->sk_userlocks = lsk->sk_userlocks;
 	sk->sk_uid = lsk->sk_uid;
+	mrc_sockopt_inherit(msk, lmsk);
 
 	msk->port = lmsk->port;
 	msk->addr = lmsk->addr;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * MRC: socket options of level SOL_MRC.  Process context; each option
- * copies the connection under msk->lock into a kernel buffer, then to the
- * caller once the lock is dropped.
+ * MRC: socket options of level SOL_MRC.  Process context.  Those that
+ * read copy the connection under msk->lock into a kernel buffer, then to
+ * the caller once the lock is dropped; those that set take the socket
+ * lock, then msk->lock for what the receive path and timers read.
  *
  * Copyright (C) 2026 The MRC for Linux authors
  */
@@ -10,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/mrc.h>
+#include <net/inet_ecn.h>
 
 #include "mrc.h"
 
@@ -206,13 +208,163 @@ static int mrc_getsockopt_array(struct mrc_sock *msk, int optname,
 	return err;
 }
 
+/*
+ * The option values in force: what the socket set, or the defaults.  The
+ * user timeout is in @params (the namespace's unless set), which the
+ * retransmission timeout's bound reads too.
+ */
+u32 mrc_keep_idle_s(const struct mrc_sock *msk)
+{
+	return msk->keep_idle_s ?: MRC_KEEPIDLE_DEFAULT;
+}
+
+u32 mrc_keep_intvl_s(const struct mrc_sock *msk)
+{
+	return msk->keep_intvl_s ?: MRC_KEEPINTVL_DEFAULT;
+}
+
+u32 mrc_keep_cnt(const struct mrc_sock *msk)
+{
+	return msk->keep_cnt ?: MRC_KEEPCNT_DEFAULT;
+}
+
+/* What a connection accepted by @lmsk takes of its options. */
+void mrc_sockopt_inherit(struct mrc_sock *msk, const struct mrc_sock *lmsk)
+{
+	struct sock *sk = &msk->sk;
+
+	WRITE_ONCE(sk->sk_mark, READ_ONCE(lmsk->sk.sk_mark));
+	WRITE_ONCE(sk->sk_priority, READ_ONCE(lmsk->sk.sk_priority));
+	msk->keepalive = READ_ONCE(lmsk->keepalive);
+	sock_valbool_flag(sk, SOCK_KEEPOPEN, msk->keepalive);
+	msk->keep_idle_s = READ_ONCE(lmsk->keep_idle_s);
+	msk->keep_intvl_s = READ_ONCE(lmsk->keep_intvl_s);
+	msk->keep_cnt = READ_ONCE(lmsk->keep_cnt);
+	msk->tclass = READ_ONCE(lmsk->tclass);
+	msk->user_timeout_ms = READ_ONCE(lmsk->user_timeout_ms);
+	if (msk->user_timeout_ms)
+		msk->params.dead_peer_timeout_ms = msk->user_timeout_ms;
+}
+
+/*
+ * SO_KEEPALIVE, from sock_setsockopt() under the socket lock, before it
+ * sets SOCK_KEEPOPEN: hence a flag of our own, which the timer reads.
+ */
+void mrc_keepalive(struct sock *sk, int valbool)
+{
+	struct mrc_sock *msk = mrc_sk(sk);
+
+	spin_lock_bh(&msk->lock);
+	WRITE_ONCE(msk->keepalive, !!valbool);
+	msk->keep_probes = 0;
+	if (sk->sk_state == TCP_ESTABLISHED)
+		mrc_timer_update(msk);
+	spin_unlock_bh(&msk->lock);
+}
+
+static int mrc_setsockopt_int(struct mrc_sock *msk, int optname, int val)
+{
+	struct mrc_net *mn = mrc_msk_net(msk);
+
+	switch (optname) {
+	case MRC_USER_TIMEOUT:
+		if (val && (val < MRC_USER_TIMEOUT_MIN_MS ||
+			    val > MRC_USER_TIMEOUT_MAX_MS))
+			return -EINVAL;
+		break;
+	case MRC_KEEPIDLE:
+	case MRC_KEEPINTVL:
+		if (val < 0 || val > MRC_KEEP_MAX_S)
+			return -EINVAL;
+		break;
+	case MRC_KEEPCNT:
+		if (val < 0 || val > MRC_KEEPCNT_MAX)
+			return -EINVAL;
+		break;
+	case MRC_TCLASS:
+		/* As IPV6_TCLASS: -1 is the default. */
+		if (val < -1 || val > 0xff)
+			return -EINVAL;
+		WRITE_ONCE(msk->tclass, val < 0 ? 0 : val & ~INET_ECN_MASK);
+		return 0;
+	default:
+		/* The MRC_*_INFO options only tell. */
+		return -ENOPROTOOPT;
+	}
+
+	spin_lock_bh(&msk->lock);
+	switch (optname) {
+	case MRC_USER_TIMEOUT:
+		msk->user_timeout_ms = val;
+		msk->params.dead_peer_timeout_ms = val ?:
+			READ_ONCE(mn->sysctl.conn.dead_peer_timeout_ms);
+		break;
+	case MRC_KEEPIDLE:
+		msk->keep_idle_s = val;
+		break;
+	case MRC_KEEPINTVL:
+		msk->keep_intvl_s = val;
+		break;
+	case MRC_KEEPCNT:
+		msk->keep_cnt = val;
+		break;
+	}
+	if (msk->sk.sk_state == TCP_ESTABLISHED)
+		mrc_timer_update(msk);
+	spin_unlock_bh(&msk->lock);
+	return 0;
+}
+
 int mrc_setsockopt(struct socket *sock, int level, int optname,
 		   sockptr_t optval, unsigned int optlen)
 {
+	struct sock *sk = sock->sk;
+	int val, err;
+
 	if (level != SOL_MRC)
 		return -EOPNOTSUPP;
-	/* The options so far only tell. */
-	return -ENOPROTOOPT;
+	if (optlen < sizeof(int))
+		return -EINVAL;
+	if (copy_from_sockptr(&val, optval, sizeof(val)))
+		return -EFAULT;
+
+	lock_sock(sk);
+	err = mrc_setsockopt_int(mrc_sk(sk), optname, val);
+	release_sock(sk);
+	return err;
+}
+
+static int mrc_getsockopt_int(struct mrc_sock *msk, int optname,
+			      char __user *optval, int __user *optlen, int len)
+{
+	int val;
+
+	spin_lock_bh(&msk->lock);
+	switch (optname) {
+	case MRC_USER_TIMEOUT:
+		val = msk->params.dead_peer_timeout_ms;
+		break;
+	case MRC_KEEPIDLE:
+		val = mrc_keep_idle_s(msk);
+		break;
+	case MRC_KEEPINTVL:
+		val = mrc_keep_intvl_s(msk);
+		break;
+	case MRC_KEEPCNT:
+		val = mrc_keep_cnt(msk);
+		break;
+	default:
+		val = READ_ONCE(msk->tclass);
+		break;
+	}
+	spin_unlock_bh(&msk->lock);
+
+	if (len < sizeof(int))
+		return -EINVAL;
+	len = sizeof(int);
+	if (put_user(len, optlen) || copy_to_user(optval, &val, len))
+		return -EFAULT;
+	return 0;
 }
 
 int mrc_getsockopt(struct socket *sock, int level, int optname,
@@ -234,6 +386,12 @@ int mrc_getsockopt(struct socket *sock, int level, int optname,
 	case MRC_PLANE_INFO:
 	case MRC_EV_INFO:
 		return mrc_getsockopt_array(msk, optname, optval, optlen, len);
+	case MRC_USER_TIMEOUT:
+	case MRC_KEEPIDLE:
+	case MRC_KEEPINTVL:
+	case MRC_KEEPCNT:
+	case MRC_TCLASS:
+		return mrc_getsockopt_int(msk, optname, optval, optlen, len);
 	default:
 		return -ENOPROTOOPT;
 	}

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * MRC: the timers of a connection.  One hrtimer covers every deadline
- * (resends, handshake, dead peer, window probe, end of an orphan); another
- * coalesces acknowledgments.  Both run in softirq context and take
- * msk->lock; they are armed only under msk->lock and never once the
- * connection is dead, so that mrc_conn_destroy_work() can cancel them.
+ * (resends, handshake, dead peer, window probe, keepalive, end of an
+ * orphan); another coalesces acknowledgments.  Both run in softirq context
+ * and take msk->lock; they are armed only under msk->lock and never once
+ * the connection is dead, so that mrc_conn_destroy_work() can cancel them.
  *
  * Copyright (C) 2026 The MRC for Linux authors
  */
@@ -56,6 +56,21 @@ static u64 mrc_give_up_at(const struct mrc_sock *msk)
 	return t;
 }
 
+/*
+ * The next keepalive probe, or the end of the last one's wait, 0 for none:
+ * only while SO_KEEPALIVE is on and nothing is outstanding (then a
+ * silent peer is the dead peer deadline's to find).
+ */
+static u64 mrc_keepalive_at(const struct mrc_sock *msk)
+{
+	if (!msk->keepalive || msk->closed || mrc_conn_outstanding(msk))
+		return 0;
+	if (!msk->keep_probes)
+		return msk->last_rcv +
+		       (u64)mrc_keep_idle_s(msk) * NSEC_PER_SEC;
+	return msk->keep_probe_at + (u64)mrc_keep_intvl_s(msk) * NSEC_PER_SEC;
+}
+
 /* The next deadline of the connection, 0 for none. */
 static u64 mrc_next_deadline(struct mrc_sock *msk)
 {
@@ -98,6 +113,9 @@ static u64 mrc_next_deadline(struct mrc_sock *msk)
 		t = mrc_give_up_at(msk);
 		if (t && (!when || t + 1 < when))
 			when = t + 1;
+		t = mrc_keepalive_at(msk);
+		if (t && (!when || t < when))
+			when = t;
 	}
 	return when;
 }
@@ -114,6 +132,32 @@ void mrc_rto_arm(struct mrc_sock *msk)
 		mrc_timer_update(msk);
 }
 
+/*
+ * An idle connection whose peer answered nothing for a while asks it, as
+ * TCP's keepalive does: a PROBE, which the peer acknowledges.  True if the
+ * connection ended: the peer let the last probe go unanswered.
+ */
+static bool mrc_keepalive_timer(struct mrc_sock *msk, u64 now,
+				struct sk_buff_head *queue)
+{
+	u64 t = mrc_keepalive_at(msk);
+
+	if (!t || now < t)
+		return false;
+	if (msk->keep_probes >= mrc_keep_cnt(msk)) {
+		MRC_MSK_INC_STATS(msk, MRC_MIB_KEEPALIVE_TIMEOUTS);
+		mrc_output_rst(msk, queue);
+		mrc_conn_done(msk, ETIMEDOUT, MRC_CONN_END_DEAD_PEER);
+		return true;
+	}
+	/* Counted even with no plane up to send it on. */
+	mrc_output_probe(msk, queue);
+	msk->keep_probes++;
+	msk->keep_probe_at = now;
+	MRC_MSK_INC_STATS(msk, MRC_MIB_KEEPALIVE_PROBES);
+	return false;
+}
+
 static void mrc_timer_established(struct mrc_sock *msk, u64 now,
 				  struct sk_buff_head *queue)
 {
@@ -125,6 +169,8 @@ static void mrc_timer_established(struct mrc_sock *msk, u64 now,
 		mrc_conn_done(msk, ETIMEDOUT, MRC_CONN_END_DEAD_PEER);
 		return;
 	}
+	if (mrc_keepalive_timer(msk, now, queue))
+		return;
 	if (msk->close_deadline && now >= msk->close_deadline) {
 		/* An orphan whose peer never finished, or the end of the wait
 		 * after both FINs.

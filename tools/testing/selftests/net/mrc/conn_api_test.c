@@ -748,6 +748,120 @@ TEST_F(conn, options)
 	EXPECT_EQ(7, l.l_linger);
 }
 
+static int get_mrc(int fd, int opt)
+{
+	socklen_t len = sizeof(int);
+	int val;
+
+	if (getsockopt(fd, SOL_MRC, opt, &val, &len))
+		return -1;
+	return len == sizeof(int) ? val : -1;
+}
+
+static int set_mrc(int fd, int opt, int val)
+{
+	return setsockopt(fd, SOL_MRC, opt, &val, sizeof(val));
+}
+
+/* The settable SOL_MRC options, their defaults, bounds and inheritance. */
+TEST_F(conn, mrc_options)
+{
+	static const struct {
+		int opt, bad;
+	} bad[] = {
+		{ MRC_USER_TIMEOUT, 99 }, { MRC_USER_TIMEOUT, 3600001 },
+		{ MRC_USER_TIMEOUT, -1 }, { MRC_KEEPIDLE, 32768 },
+		{ MRC_KEEPIDLE, -1 }, { MRC_KEEPINTVL, 32768 },
+		{ MRC_KEEPCNT, 128 }, { MRC_TCLASS, 256 }, { MRC_TCLASS, -2 },
+	};
+	int fd = self->cfd, afd, dfd, ns_timeout;
+	char buf[8] = "ping";
+	unsigned int i;
+	short small = 1;
+
+	/* Defaults: the namespace's timeout, TCP's keepalive, DSCP 0. */
+	ns_timeout = get_mrc(fd, MRC_USER_TIMEOUT);
+	EXPECT_LE(100, ns_timeout);
+	EXPECT_EQ(7200, get_mrc(fd, MRC_KEEPIDLE));
+	EXPECT_EQ(75, get_mrc(fd, MRC_KEEPINTVL));
+	EXPECT_EQ(9, get_mrc(fd, MRC_KEEPCNT));
+	EXPECT_EQ(0, get_mrc(fd, MRC_TCLASS));
+	EXPECT_EQ(0, get_int(fd, SO_KEEPALIVE));
+
+	/* Read back as set; 0 is the default again. */
+	ASSERT_EQ(0, set_mrc(fd, MRC_USER_TIMEOUT, 2500));
+	EXPECT_EQ(2500, get_mrc(fd, MRC_USER_TIMEOUT));
+	ASSERT_EQ(0, set_mrc(fd, MRC_USER_TIMEOUT, 0));
+	EXPECT_EQ(ns_timeout, get_mrc(fd, MRC_USER_TIMEOUT));
+	ASSERT_EQ(0, set_mrc(fd, MRC_KEEPIDLE, 600));
+	EXPECT_EQ(600, get_mrc(fd, MRC_KEEPIDLE));
+	ASSERT_EQ(0, set_mrc(fd, MRC_KEEPIDLE, 0));
+	EXPECT_EQ(7200, get_mrc(fd, MRC_KEEPIDLE));
+	ASSERT_EQ(0, set_mrc(fd, MRC_KEEPINTVL, 10));
+	EXPECT_EQ(10, get_mrc(fd, MRC_KEEPINTVL));
+	ASSERT_EQ(0, set_mrc(fd, MRC_KEEPCNT, 127));
+	EXPECT_EQ(127, get_mrc(fd, MRC_KEEPCNT));
+	/* The ECN bits are the transport's: dropped. */
+	ASSERT_EQ(0, set_mrc(fd, MRC_TCLASS, 0xb9));
+	EXPECT_EQ(0xb8, get_mrc(fd, MRC_TCLASS));
+	ASSERT_EQ(0, set_mrc(fd, MRC_TCLASS, -1));
+	EXPECT_EQ(0, get_mrc(fd, MRC_TCLASS));
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-1, set_mrc(fd, bad[i].opt, bad[i].bad))
+			TH_LOG("option %d took %d", bad[i].opt, bad[i].bad);
+		EXPECT_EQ(EINVAL, errno);
+	}
+	EXPECT_EQ(10, get_mrc(fd, MRC_KEEPINTVL));
+	EXPECT_EQ(-1, setsockopt(fd, SOL_MRC, MRC_KEEPCNT, &small,
+				 sizeof(small)));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* An accepted connection takes the listener's settings. */
+	ASSERT_EQ(0, set_int(self->lfd, SO_KEEPALIVE, 1));
+	ASSERT_EQ(0, set_int(self->lfd, SO_PRIORITY, 5));
+	ASSERT_EQ(0, set_int(self->lfd, SO_MARK, 7));
+	ASSERT_EQ(0, set_mrc(self->lfd, MRC_KEEPIDLE, 30));
+	ASSERT_EQ(0, set_mrc(self->lfd, MRC_KEEPINTVL, 5));
+	ASSERT_EQ(0, set_mrc(self->lfd, MRC_KEEPCNT, 3));
+	ASSERT_EQ(0, set_mrc(self->lfd, MRC_USER_TIMEOUT, 5000));
+	ASSERT_EQ(0, set_mrc(self->lfd, MRC_TCLASS, 0x28));
+	dfd = mrc_dial(variant->type, variant->family, self->port);
+	ASSERT_LE(0, dfd) TH_LOG("connect: %s", strerror(errno));
+	afd = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, afd) TH_LOG("accept: %s", strerror(errno));
+	EXPECT_EQ(1, get_int(afd, SO_KEEPALIVE));
+	EXPECT_EQ(5, get_int(afd, SO_PRIORITY));
+	EXPECT_EQ(7, get_int(afd, SO_MARK));
+	EXPECT_EQ(30, get_mrc(afd, MRC_KEEPIDLE));
+	EXPECT_EQ(5, get_mrc(afd, MRC_KEEPINTVL));
+	EXPECT_EQ(3, get_mrc(afd, MRC_KEEPCNT));
+	EXPECT_EQ(5000, get_mrc(afd, MRC_USER_TIMEOUT));
+	EXPECT_EQ(0x28, get_mrc(afd, MRC_TCLASS));
+	/* ... not the client's. */
+	EXPECT_EQ(0, get_int(dfd, SO_KEEPALIVE));
+	EXPECT_EQ(0, get_mrc(dfd, MRC_TCLASS));
+	close(afd);
+	close(dfd);
+
+	/*
+	 * Keepalive probes of a live peer are answered: with one probe
+	 * allowed a second after a second of silence, an unanswered probe
+	 * would end the connection within 2 s.
+	 */
+	ASSERT_EQ(0, set_mrc(fd, MRC_KEEPIDLE, 1));
+	ASSERT_EQ(0, set_mrc(fd, MRC_KEEPINTVL, 1));
+	ASSERT_EQ(0, set_mrc(fd, MRC_KEEPCNT, 1));
+	ASSERT_EQ(0, set_int(fd, SO_KEEPALIVE, 1));
+	EXPECT_EQ(1, get_int(fd, SO_KEEPALIVE));
+	sleep(4);
+	EXPECT_EQ(0, get_int(fd, SO_ERROR));
+	ASSERT_EQ(4, send(fd, buf, 4, 0)) TH_LOG("send: %s", strerror(errno));
+	memset(buf, 0, sizeof(buf));
+	ASSERT_EQ(4, recv(self->sfd, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, memcmp(buf, "ping", 4));
+}
+
 static int mrc_info(int fd, struct mrc_info *info, socklen_t *len)
 {
 	*len = sizeof(*info);

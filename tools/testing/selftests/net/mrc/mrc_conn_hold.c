@@ -15,6 +15,11 @@
  *   with the local port of each, then sends SIZE bytes on each in turn and
  *   prints "sent BYTES" (the total).
  *
+ * -k IDLE,INTVL,CNT turns keepalive on (SO_KEEPALIVE and MRC_KEEPIDLE,
+ * MRC_KEEPINTVL, MRC_KEEPCNT) and -Q DSCP sets MRC_TCLASS, on the
+ * client's sockets before connect(), on the server's listener (whence the
+ * accepted connections take them).
+ *
  * Then both hold their connections, without reading or writing, until
  * SIGTERM or SIGINT, close them and exit 0.  With -w, they wait in recv()
  * on the first connection instead, until it ends, print "end eof" or
@@ -59,8 +64,9 @@ static void bad_usage(void)
 {
 	fprintf(stderr,
 		"usage: mrc_conn_hold -l -p PORT [-t TYPE] [-n CONNS] [-s SIZE] [-w] [-T S]\n"
+		"                     [-k IDLE,INTVL,CNT] [-Q DSCP]\n"
 		"       mrc_conn_hold -c ADDR -p PORT [-t TYPE] [-n CONNS] [-s SIZE] [-w]\n"
-		"                     [-T S]\n");
+		"                     [-T S] [-k IDLE,INTVL,CNT] [-Q DSCP]\n");
 	exit(2);
 }
 
@@ -137,6 +143,30 @@ static void recv_all(int fd, unsigned long long size)
 	}
 }
 
+static int keep[3] = { -1 }, tclass = -1;
+
+static void set_mrc(int fd, int opt, int val, const char *what)
+{
+	if (setsockopt(fd, SOL_MRC, opt, &val, sizeof(val)))
+		die(what);
+}
+
+/* The options of -k and -Q, on a socket not yet connected or listening. */
+static void set_options(int fd)
+{
+	int on = 1;
+
+	if (keep[0] >= 0) {
+		if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on)))
+			die("SO_KEEPALIVE");
+		set_mrc(fd, MRC_KEEPIDLE, keep[0], "MRC_KEEPIDLE");
+		set_mrc(fd, MRC_KEEPINTVL, keep[1], "MRC_KEEPINTVL");
+		set_mrc(fd, MRC_KEEPCNT, keep[2], "MRC_KEEPCNT");
+	}
+	if (tclass >= 0)
+		set_mrc(fd, MRC_TCLASS, tclass, "MRC_TCLASS");
+}
+
 /* Wait in recv() for the end of the connection, and tell how it ended. */
 static void wait_end(int fd)
 {
@@ -166,7 +196,7 @@ int main(int argc, char **argv)
 	socklen_t len;
 	int opt, lfd, i, sig;
 
-	while ((opt = getopt(argc, argv, "lc:p:t:n:s:wT:")) != -1) {
+	while ((opt = getopt(argc, argv, "lc:p:t:n:s:wT:k:Q:")) != -1) {
 		switch (opt) {
 		case 'l':
 			server = 1;
@@ -197,6 +227,14 @@ int main(int argc, char **argv)
 		case 'T':
 			timeout = atoi(optarg);
 			break;
+		case 'k':
+			if (sscanf(optarg, "%d,%d,%d", &keep[0], &keep[1],
+				   &keep[2]) != 3 || keep[0] < 0)
+				bad_usage();
+			break;
+		case 'Q':
+			tclass = strtol(optarg, NULL, 0);
+			break;
 		default:
 			bad_usage();
 		}
@@ -215,6 +253,7 @@ int main(int argc, char **argv)
 		lfd = socket(AF_MRC, type, 0);
 		if (lfd < 0)
 			die("socket");
+		set_options(lfd);
 		if (bind(lfd, (struct sockaddr *)&addr, sizeof(addr)))
 			die("bind");
 		if (listen(lfd, nconns))
@@ -240,6 +279,7 @@ int main(int argc, char **argv)
 			fds[i] = socket(AF_MRC, type, 0);
 			if (fds[i] < 0)
 				die("socket");
+			set_options(fds[i]);
 			if (connect(fds[i], (struct sockaddr *)&addr,
 				    sizeof(addr)))
 				die("connect");
