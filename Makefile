@@ -33,7 +33,7 @@ KSRC := $(BUILD)/linux-source-6.12
 KSFT := $(KSRC)/tools/testing/selftests
 SELFTESTS := tools/testing/selftests/net/mrc
 
-.PHONY: all modules selftests mrcctl deps check lint checkpatch netlink-check \
+.PHONY: all modules selftests mrcctl examples deps check lint checkpatch netlink-check \
 	demo clean mrcperf bench need-kernels debug-kernel check-debug \
 	install install-modules install-tools install-dkms uninstall \
 	uninstall-dkms dkms-test
@@ -54,7 +54,7 @@ $(AFTER_DEPS): deps
 
 else
 
-all: modules mrcctl mrcperf selftests
+all: modules mrcctl mrcperf examples selftests
 
 # The target kernels: the installed ones, or one (KVER=), or the kernel
 # whose build tree KDIR names.  None is needed to parse this file (make
@@ -77,7 +77,7 @@ need-kernels:
 GENERATED = net/mrc/netlink_gen.c net/mrc/netlink_gen.h \
 	include/uapi/linux/mrc_netlink.h
 CHECK_FILES = $(sort $(filter-out $(GENERATED),$(wildcard net/mrc/*.[ch] \
-	include/uapi/linux/*.h tools/mrcctl/*.[ch] $(SELFTESTS)/*.c \
+	include/uapi/linux/*.h tools/mrcctl/*.[ch] tools/examples/*.c $(SELFTESTS)/*.c \
 	$(SELFTESTS)/modules/*.c)))
 
 SELFTEST_VARS = KSFT_DIR=$(KSFT) OUTPUT=$(BUILD)/selftests \
@@ -88,6 +88,9 @@ mrcctl:
 
 mrcperf:
 	$(MAKE) -C tools/mrcperf
+
+examples:
+	$(MAKE) -C tools/examples
 
 # Each kernel gets its own build tree mirroring the sources with symlinks,
 # so that objects for different kernels never mix.
@@ -203,13 +206,14 @@ install-tools: $(if $(NO_BUILD),,mrcctl mrcperf)
 		include/uapi/linux/mrc_diag.h
 	$(INSTALL) -D -m 644 tools/mrcctl/mrcctl.8 $(DESTDIR)$(MANDIR)/man8/mrcctl.8
 	$(INSTALL) -D -m 644 tools/mrcperf/mrcperf.1 $(DESTDIR)$(MANDIR)/man1/mrcperf.1
+	$(INSTALL) -D -m 644 Documentation/man/mrc.7 $(DESTDIR)$(MANDIR)/man7/mrc.7
 	$(INSTALL) -D -m 644 tools/completion/mrcctl \
 		$(DESTDIR)$(COMPLETIONDIR)/mrcctl
 	@mkdir -p $(DESTDIR)$(UNITDIR)
 	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 		tools/systemd/mrc.service.in > $(DESTDIR)$(UNITDIR)/mrc.service
 	$(INSTALL) -D -m 644 -t $(DESTDIR)$(DOCDIR)/examples \
-		tools/etc/mrc.conf
+		tools/etc/mrc.conf tools/examples/mrc_echo.c
 	$(INSTALL) -D -m 644 tools/modules-load.d/mrc.conf \
 		$(DESTDIR)$(DOCDIR)/examples/modules-load.d/mrc.conf
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/mrc/mrc.conf ]; then \
@@ -251,7 +255,8 @@ uninstall:
 		$(DESTDIR)$(INCLUDEDIR)/linux/mrc_netlink.h \
 		$(DESTDIR)$(INCLUDEDIR)/linux/mrc_diag.h \
 		$(DESTDIR)$(MANDIR)/man8/mrcctl.8 $(DESTDIR)$(MANDIR)/man1/mrcperf.1 \
-		$(DESTDIR)$(COMPLETIONDIR)/mrcctl $(DESTDIR)$(UNITDIR)/mrc.service
+		$(DESTDIR)$(COMPLETIONDIR)/mrcctl $(DESTDIR)$(UNITDIR)/mrc.service \
+		$(DESTDIR)$(MANDIR)/man7/mrc.7
 	rm -rf $(DESTDIR)$(DOCDIR)
 	@for ko in $(DESTDIR)/lib/modules/*/updates/mrc.ko; do \
 		[ -e "$$ko" ] || continue; \
@@ -273,5 +278,6 @@ clean:
 	rm -rf $(BUILD)
 	$(MAKE) -C tools/mrcctl clean
 	$(MAKE) -C tools/mrcperf clean
+	$(MAKE) -C tools/examples clean
 
 endif

@@ -19,7 +19,7 @@ mrc_need_cmd jq tcpdump
 XFER=$MRC_BIN/mrc_xfer
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 
-mrc_plan 30
+mrc_plan 32
 
 # EVs per plane by default (mrcctl config show).
 EVS=32
@@ -340,6 +340,26 @@ planes_8()
 	add_planes 5 8 && dial=8 transfer stream 2M 64K
 }
 
+# The native example of Documentation/man/mrc.7, tools/examples/mrc_echo.
+example()
+{
+	local echo out pid
+
+	echo=$(cd "$MRC_DIR" && pwd -P)/../../../../examples/mrc_echo
+	[ -x "$echo" ] || mrc_fail "$echo not built (make examples)" || return 1
+	port=$((port + 1))
+	ip netns exec "$B" "$echo" -l "$port" > "$tmp/echo.out" 2>&1 &
+	pid=$!
+	mrc_wait_for 30 mrc_server_ready "$tmp/echo.out" "$pid"
+	mrc_said_ready "$tmp/echo.out" || mrc_fail "$(cat "$tmp/echo.out")" ||
+		return 1
+	out=$(ip netns exec "$A" "$echo" "$(mrc_addr "$fam" 2 2)" "$port" \
+		"over $name" 2>&1)
+	kill "$pid"
+	wait "$pid" 2> /dev/null
+	mrc_expect "the echo" "$out" "over $name"
+}
+
 family()
 {
 	tx_before=()
@@ -363,6 +383,7 @@ family()
 	mrc_check "$name, 64 connections at once" conns_64
 	mrc_check "$name, one server, three client processes on three planes" three_clients
 	mrc_check "$name, 8 planes: 2 MiB stream, dialled on plane 8" planes_8
+	mrc_check "$name, the example mrc_echo, dialled on plane 2" example
 	mrc_cleanup
 }
 

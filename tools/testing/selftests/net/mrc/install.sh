@@ -149,7 +149,9 @@ installed_files()
 	/usr/local/share/bash-completion/completions/mrcctl
 	/usr/local/share/doc/mrc/examples/modules-load.d/mrc.conf
 	/usr/local/share/doc/mrc/examples/mrc.conf
+	/usr/local/share/doc/mrc/examples/mrc_echo.c
 	/usr/local/share/man/man1/mrcperf.1
+	/usr/local/share/man/man7/mrc.7
 	/usr/local/share/man/man8/mrcctl.8
 	EOF
 }
