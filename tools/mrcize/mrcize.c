@@ -35,6 +35,7 @@
 #define SYSTEMD_DIR	"/etc/systemd/system"
 #define DROPIN_NAME	"mrcize.conf"
 #define EXIT_FAIL	1
+#define EXIT_USAGE	2
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
@@ -245,15 +246,18 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool run)
 			usage(stdout, 0);
 			break;
 		default:
-			usage(stderr, EXIT_FAIL);
+			usage(stderr, EXIT_USAGE);
 		}
 	}
 	if (!o->ports)
 		o->ports = getenv(MRCIZE_ENV_PORTS);
 	if (!o->addrs)
 		o->addrs = getenv(MRCIZE_ENV_ADDRS);
-	if (!mrcize_policy_parse(&p, o->ports, o->addrs, &bad))
-		die("not a port, port range, address or prefix: %s", bad);
+	if (!mrcize_policy_parse(&p, o->ports, o->addrs, &bad)) {
+		fprintf(stderr, "mrcize: not a port, port range, address or prefix: %s\n",
+			bad);
+		exit(EXIT_USAGE);
+	}
 	return optind;
 }
 
@@ -276,7 +280,7 @@ static int cmd_run(int argc, char **argv)
 
 	i = parse_opts(argc, argv, &o, true);
 	if (i >= argc)
-		usage(stderr, EXIT_FAIL);
+		usage(stderr, EXIT_USAGE);
 	lib = find_lib();
 	if (!o.force)
 		check_mrc();
@@ -355,7 +359,7 @@ static int cmd_enable(int argc, char **argv)
 
 	i = parse_opts(argc, argv, &o, false);
 	if (i != argc - 1)
-		usage(stderr, EXIT_FAIL);
+		usage(stderr, EXIT_USAGE);
 	lib = find_lib();
 	if (lib[0] != '/')
 		die("%s: the library needs an absolute path", lib);
@@ -386,7 +390,7 @@ static int cmd_disable(int argc, char **argv)
 	char dir[PATH_MAX], file[PATH_MAX + 16];
 
 	if (argc != 2 || argv[1][0] == '-')
-		usage(stderr, EXIT_FAIL);
+		usage(stderr, EXIT_USAGE);
 	dropin_paths(argv[1], dir, file, sizeof(dir));
 	if (unlink(file))
 		die("%s: %s", file, errno == ENOENT ? "not enabled" : strerror(errno));
@@ -400,7 +404,7 @@ static int cmd_disable(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		usage(stderr, EXIT_FAIL);
+		usage(stderr, EXIT_USAGE);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		usage(stdout, 0);
 	if (!strcmp(argv[1], "-V")) {
@@ -417,5 +421,5 @@ int main(int argc, char **argv)
 		printf("%s\n", find_lib());
 		return 0;
 	}
-	usage(stderr, EXIT_FAIL);
+	usage(stderr, EXIT_USAGE);
 }
