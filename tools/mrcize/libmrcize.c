@@ -49,7 +49,7 @@
 #endif
 
 /* File descriptors at or above this number are left alone. */
-#define MRCIZE_FDS	(1 << 20)
+#define MRCIZE_FDS	1048576
 /* Options remembered per socket, and the largest value kept. */
 #define MRCIZE_OPTS	24
 #define MRCIZE_OPT_SIZE	32
@@ -58,6 +58,10 @@
 #define TCP_DEF_KEEPINTVL	75
 #define TCP_DEF_KEEPCNT		9
 #define TCP_DEF_MSS		536
+/* What a socket was doing when the policy decided, for messages. */
+#define WHAT_BIND	"bind to"
+#define WHAT_CONNECT	"connect to"
+#define WHAT_LISTEN	"listen on"
 #ifndef TCP_CA_NAME_MAX
 #define TCP_CA_NAME_MAX		16
 #endif
@@ -116,8 +120,6 @@ static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
 static ssize_t (*real_recvmsg)(int, struct msghdr *, int);
 static ssize_t (*real_recvfrom_chk)(int, void *, size_t, size_t, int,
 				    struct sockaddr *, socklen_t *);
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* One line on stderr, written at once so that lines of threads do not mix. */
 static void say(const char *fmt, ...)
@@ -485,9 +487,9 @@ static void sa_out(int fd, const union inet_sa *got, socklen_t got_len,
 
 	if (got_len >= sizeof(got->smrc) && got->sa.sa_family == AF_MRC) {
 		s = sock_get(fd);
-		if (s && sock_state(fd) == FD_MRC)
-			family = s->family;
-		else if ((s = sock_adopt(fd)))
+		if (!s || sock_state(fd) != FD_MRC)
+			s = sock_adopt(fd);
+		if (s)
 			family = s->family;
 		else
 			family = got->smrc.smrc_addr_family == AF_INET6 ?
@@ -727,7 +729,7 @@ int bind(int fd, const struct sockaddr *addr, socklen_t len)
 	    !inaddr_from(s->family, addr, len, &ia))
 		return real_bind(fd, addr, len);
 	if (state == FD_CANDIDATE) {
-		rc = decide(fd, &ia, false, "bind to");
+		rc = decide(fd, &ia, false, WHAT_BIND);
 		if (rc == -1)
 			return -1;
 		if (rc == -2) {
@@ -764,7 +766,7 @@ int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	    !inaddr_from(s->family, addr, len, &ia))
 		return real_connect(fd, addr, len);
 	if (state == FD_CANDIDATE) {
-		rc = decide(fd, &ia, true, "connect to");
+		rc = decide(fd, &ia, true, WHAT_CONNECT);
 		if (rc == -1)
 			return -1;
 		if (!rc)
@@ -792,7 +794,7 @@ int listen(int fd, int backlog)
 			memset(&ia, 0, sizeof(ia));
 			ia.v4 = s->family == AF_INET;
 		}
-		rc = decide(fd, &ia, false, "listen on");
+		rc = decide(fd, &ia, false, WHAT_LISTEN);
 		if (rc == -1)
 			return -1;
 		if (rc == -2) {
@@ -1026,9 +1028,12 @@ int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 		return real_setsockopt(fd, level, name, val, len);
 	case FD_UNKNOWN:
 		rc = real_setsockopt(fd, level, name, val, len);
-		if (rc < 0 && errno == ENOPROTOOPT && level_emulated(level) &&
-		    (s = sock_adopt(fd)))
-			return emulate_set(fd, s, level, name, val, len);
+		if (rc < 0 && errno == ENOPROTOOPT && level_emulated(level)) {
+			s = sock_adopt(fd);
+			if (s)
+				return emulate_set(fd, s, level, name, val, len);
+			errno = ENOPROTOOPT;
+		}
 		return rc;
 	}
 	return real_setsockopt(fd, level, name, val, len);
@@ -1206,8 +1211,12 @@ int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 	}
 	rc = real_getsockopt(fd, level, name, val, len);
 	if (rc < 0 && state == FD_UNKNOWN && errno == ENOPROTOOPT &&
-	    level_emulated(level) && (s = sock_adopt(fd)))
-		return emulate_get(fd, s, level, name, val, len);
+	    level_emulated(level)) {
+		s = sock_adopt(fd);
+		if (s)
+			return emulate_get(fd, s, level, name, val, len);
+		errno = ENOPROTOOPT;
+	}
 	return rc;
 }
 

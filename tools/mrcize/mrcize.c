@@ -37,8 +37,6 @@
 #define EXIT_FAIL	1
 #define EXIT_USAGE	2
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
 static void die(const char *fmt, ...)
 {
 	va_list ap;
@@ -51,7 +49,7 @@ static void die(const char *fmt, ...)
 	exit(EXIT_FAIL);
 }
 
-static void usage(FILE *f, int status)
+static void print_usage(FILE *f, int status)
 {
 	fprintf(f,
 		"usage: mrcize run [-p PORTS] [-a ADDRS] [-v] [-f] [--] CMD [ARG]...\n"
@@ -90,8 +88,10 @@ static const char *find_lib(void)
 			return path;
 		snprintf(path, sizeof(path), "%s/../lib/mrcize/%s", dir,
 			 MRCIZE_LIBNAME);
-		if (!access(path, R_OK) && realpath(path, exe))
-			return strcpy(path, exe);
+		if (!access(path, R_OK) && realpath(path, exe)) {
+			snprintf(path, sizeof(path), "%s", exe);
+			return path;
+		}
 	}
 	snprintf(path, sizeof(path), "%s/%s", MRCIZE_LIBDIR, MRCIZE_LIBNAME);
 	if (access(path, R_OK))
@@ -135,9 +135,9 @@ static struct nlattr *nl_attr(char *buf, int len, int type)
 	struct nlattr *a;
 	int off = NLMSG_HDRLEN + GENL_HDRLEN;
 
-	while (off + (int)NLA_HDRLEN <= len) {
+	while (len - off >= (int)NLA_HDRLEN) {
 		a = (struct nlattr *)(buf + off);
-		if (a->nla_len < NLA_HDRLEN || off + a->nla_len > len)
+		if (a->nla_len < NLA_HDRLEN || a->nla_len > len - off)
 			break;
 		if ((a->nla_type & NLA_TYPE_MASK) == type)
 			return a;
@@ -149,7 +149,11 @@ static struct nlattr *nl_attr(char *buf, int len, int type)
 /* Planes of this namespace, or a negative errno. */
 static long count_planes(void)
 {
-	char buf[4096] __attribute__((aligned(4)));
+	union {
+		struct nlmsghdr nh;	/* for the alignment */
+		char buf[4096];
+	} reply;
+	char *buf = reply.buf;
 	struct nlreq req;
 	struct nlattr *a;
 	int fd, len;
@@ -169,7 +173,7 @@ static long count_planes(void)
 	a->nla_len = NLA_HDRLEN + sizeof(MRC_FAMILY_NAME);
 	memcpy((char *)a + NLA_HDRLEN, MRC_FAMILY_NAME, sizeof(MRC_FAMILY_NAME));
 	req.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN + NLA_ALIGN(a->nla_len);
-	len = nl_ask(fd, &req, buf, sizeof(buf));
+	len = nl_ask(fd, &req, buf, sizeof(reply));
 	a = len > 0 ? nl_attr(buf, len, CTRL_ATTR_FAMILY_ID) : NULL;
 	if (!a) {
 		close(fd);
@@ -184,7 +188,7 @@ static long count_planes(void)
 	req.gh.cmd = MRC_CMD_CONFIG_GET;
 	req.gh.version = MRC_FAMILY_VERSION;
 	req.nh.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN;
-	len = nl_ask(fd, &req, buf, sizeof(buf));
+	len = nl_ask(fd, &req, buf, sizeof(reply));
 	close(fd);
 	a = len > 0 ? nl_attr(buf, len, MRC_CONFIG_ATTR_PLANES) : NULL;
 	if (!a)
@@ -243,10 +247,10 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool run)
 			o->force = true;
 			break;
 		case 'h':
-			usage(stdout, 0);
+			print_usage(stdout, 0);
 			break;
 		default:
-			usage(stderr, EXIT_USAGE);
+			print_usage(stderr, EXIT_USAGE);
 		}
 	}
 	if (!o->ports)
@@ -280,7 +284,7 @@ static int cmd_run(int argc, char **argv)
 
 	i = parse_opts(argc, argv, &o, true);
 	if (i >= argc)
-		usage(stderr, EXIT_USAGE);
+		print_usage(stderr, EXIT_USAGE);
 	lib = find_lib();
 	if (!o.force)
 		check_mrc();
@@ -359,7 +363,7 @@ static int cmd_enable(int argc, char **argv)
 
 	i = parse_opts(argc, argv, &o, false);
 	if (i != argc - 1)
-		usage(stderr, EXIT_USAGE);
+		print_usage(stderr, EXIT_USAGE);
 	lib = find_lib();
 	if (lib[0] != '/')
 		die("%s: the library needs an absolute path", lib);
@@ -390,7 +394,7 @@ static int cmd_disable(int argc, char **argv)
 	char dir[PATH_MAX], file[PATH_MAX + 16];
 
 	if (argc != 2 || argv[1][0] == '-')
-		usage(stderr, EXIT_USAGE);
+		print_usage(stderr, EXIT_USAGE);
 	dropin_paths(argv[1], dir, file, sizeof(dir));
 	if (unlink(file))
 		die("%s: %s", file, errno == ENOENT ? "not enabled" : strerror(errno));
@@ -404,9 +408,9 @@ static int cmd_disable(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		usage(stderr, EXIT_USAGE);
+		print_usage(stderr, EXIT_USAGE);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
-		usage(stdout, 0);
+		print_usage(stdout, 0);
 	if (!strcmp(argv[1], "-V")) {
 		printf("mrcize %s\n", MRC_PACKAGE_VERSION);
 		return 0;
@@ -421,5 +425,6 @@ int main(int argc, char **argv)
 		printf("%s\n", find_lib());
 		return 0;
 	}
-	usage(stderr, EXIT_USAGE);
+	print_usage(stderr, EXIT_USAGE);
+	return EXIT_USAGE;
 }
