@@ -17,8 +17,8 @@
 # - iperf3 over the four planes while one goes down: its JSON report has
 #   the bytes, a round trip and an MSS (TCP_INFO and TCP_MAXSEG, read from
 #   MRC_INFO), and every plane's device sent packets before the failure;
-# - the policy: with -p only the listed port goes over MRC; loopback stays
-#   on TCP (ss sees those);
+# - the policy: with -p only the listed port goes over MRC, with -a only
+#   the listed addresses; loopback stays on TCP (ss sees those);
 # - TCP and IP options, TCP_INFO, and the addresses of getsockname and
 #   getpeername on AF_INET and AF_INET6 sockets, from python3;
 # - "mrcize enable" and "disable" write and remove a systemd drop-in.
@@ -453,6 +453,7 @@ client_start()
 	local ns=$1 opts=$2
 
 	shift 2
+	go=
 	rm -f "$tmp/go" "$tmp/client.out"
 	mkfifo "$tmp/go" || return 1
 	# shellcheck disable=SC2086 # $opts is a list of options
@@ -465,8 +466,9 @@ client_start()
 
 client_stop()
 {
-	exec {go}>&-
-	wait "$cli"
+	[ -z "$go" ] || exec {go}>&-
+	go=
+	wait "$cli" 2> /dev/null
 }
 
 # ss_conn NS PORT: an established TCP connection to PORT in NS.
@@ -495,6 +497,17 @@ policy_ports()
 			mrc_fail "mrcctl conn show lists a connection to 7201" || rc=1
 		ss_conn "$A" 7201 || mrc_fail "ss shows no TCP connection to 7201" || rc=1
 		! ss_conn "$A" 7200 || mrc_fail "ss shows a TCP connection to 7200" || rc=1
+	else
+		rc=1
+	fi
+	client_stop
+	# -a: by address; the MRC listener answers on every plane's address.
+	if [ "$rc" = 0 ] &&
+	   client_start "$A" "-a 10.0.2.0/24" 10.0.2.2:7200 10.0.1.2:7201; then
+		mrc_show "$tmp/client.out"
+		grep -qx "7200 mrc" "$tmp/client.out" && grep -qx "7201 tcp" "$tmp/client.out" ||
+			mrc_fail "-a 10.0.2.0/24: not MRC to 10.0.2.2 and TCP to 10.0.1.2" ||
+			rc=1
 	else
 		rc=1
 	fi
@@ -615,7 +628,8 @@ check "socat over IPv6: $SIZE intact, listed by mrcctl conn show on both hosts" 
 	socat_xfer 6 7101
 check "python3 http.server on :: and curl, over IPv4 and IPv6" http
 check "iperf3 over 4 planes, one failed midway: JSON report, every plane used" iperf
-check "policy -p 7200: port 7200 over MRC, port 7201 over TCP" policy_ports
+check "policy -p 7200: port 7200 over MRC, port 7201 over TCP; -a by address" \
+	policy_ports
 check "loopback stays on TCP" loopback
 check "AF_INET socket: TCP and IP options, TCP_INFO, addresses" options_4
 check "AF_INET6 socket: IPv4-mapped and IPv6 peers, options, addresses" options_6
