@@ -198,7 +198,9 @@ s.close()
 sys.exit(failed)
 EOF
 
-# nsx NS COMMAND...: COMMAND in NS.
+# nsx NS COMMAND...: COMMAND in NS.  Programs in the background are
+# started by "ip netns exec" itself, which execs them: $! is their pid, to
+# kill them and to read their namespace's /proc/PID/net/dev.
 nsx()
 {
 	local ns=$1
@@ -260,7 +262,7 @@ forced()
 {
 	local srv rc=0 code
 
-	nsx "$C" socat TCP-LISTEN:7001,bind=192.0.2.1,reuseaddr,fork EXEC:cat &
+	ip netns exec "$C" socat TCP-LISTEN:7001,bind=192.0.2.1,reuseaddr,fork EXEC:cat &
 	srv=$!
 	wait_listen "$C" 7001 tcp || return 1
 	code='import socket, sys
@@ -296,13 +298,13 @@ socat_xfer()
 	bytes "$SIZE"
 	rm -f "$tmp/recv" "$tmp/go"
 	mkfifo "$tmp/go" || return 1
-	nsx "$B" "$MRCIZE" run socat -u "$listen:$port,reuseaddr" \
+	ip netns exec "$B" "$MRCIZE" run socat -u "$listen:$port,reuseaddr" \
 		"CREATE:$tmp/recv" 2> "$tmp/s.err" &
 	srv=$!
 	wait_listen "$B" "$port" mrc || { kill "$srv"; return 1; }
 	# The sender's input ends when the test writes to the FIFO.
 	{ cat "$tmp/data"; read -r _ < "$tmp/go"; } |
-		nsx "$A" "$MRCIZE" run socat -u - "$connect" 2> "$tmp/c.err" &
+		ip netns exec "$A" "$MRCIZE" run socat -u - "$connect" 2> "$tmp/c.err" &
 	cli=$!
 	mrc_wait_for 60 has_size "$tmp/recv" "$nbytes" ||
 		mrc_fail "received $(stat -c %s "$tmp/recv" 2> /dev/null) of $nbytes bytes" ||
@@ -341,7 +343,7 @@ http()
 	mkdir -p "$tmp/www" && head -c 300K /dev/urandom > "$tmp/www/file" ||
 		return 1
 	mrc_stats_delta "$B" "$tmp" > /dev/null
-	nsx "$B" "$MRCIZE" run python3 -m http.server 8000 --bind :: \
+	ip netns exec "$B" "$MRCIZE" run python3 -m http.server 8000 --bind :: \
 		--directory "$tmp/www" > "$tmp/http.out" 2> "$tmp/http.err" &
 	srv=$!
 	wait_listen "$B" 8000 mrc || { kill "$srv"; return 1; }
@@ -397,12 +399,12 @@ iperf()
 	local srv cli rc=0 k recv rtt mss host
 	local TX0=()
 
-	nsx "$B" "$MRCIZE" run iperf3 -s -1 -p 5201 > "$tmp/iperf-s.out" 2>&1 &
+	ip netns exec "$B" "$MRCIZE" run iperf3 -s -1 -p 5201 > "$tmp/iperf-s.out" 2>&1 &
 	srv=$!
 	wait_listen "$B" 5201 mrc || { kill "$srv"; return 1; }
 	nsx "$A" cat /proc/net/dev > "$tmp/dev" && dev_tx "$tmp/dev" || return 1
 	TX0=("" "${TX[1]}" "${TX[2]}" "${TX[3]}" "${TX[4]}")
-	nsx "$A" "$MRCIZE" run iperf3 -c 10.0.1.2 -p 5201 -t "$IPERF_SECONDS" -J \
+	ip netns exec "$A" "$MRCIZE" run iperf3 -c 10.0.1.2 -p 5201 -t "$IPERF_SECONDS" -J \
 		> "$tmp/iperf.json" 2> "$tmp/iperf.err" &
 	cli=$!
 	if mrc_wait_for 20 started; then
@@ -457,7 +459,7 @@ client_start()
 	rm -f "$tmp/go" "$tmp/client.out"
 	mkfifo "$tmp/go" || return 1
 	# shellcheck disable=SC2086 # $opts is a list of options
-	nsx "$ns" "$MRCIZE" run $opts python3 "$tmp/client.py" "$@" \
+	ip netns exec "$ns" "$MRCIZE" run $opts python3 "$tmp/client.py" "$@" \
 		< "$tmp/go" > "$tmp/client.out" 2> "$tmp/client.err" &
 	cli=$!
 	exec {go}> "$tmp/go"
@@ -482,9 +484,9 @@ policy_ports()
 {
 	local s1 s2 cli rc=0
 
-	nsx "$B" "$MRCIZE" run -p 7200 socat TCP-LISTEN:7200,reuseaddr,fork EXEC:cat &
+	ip netns exec "$B" "$MRCIZE" run -p 7200 socat TCP-LISTEN:7200,reuseaddr,fork EXEC:cat &
 	s1=$!
-	nsx "$B" "$MRCIZE" run -p 7200 socat TCP-LISTEN:7201,reuseaddr,fork EXEC:cat &
+	ip netns exec "$B" "$MRCIZE" run -p 7200 socat TCP-LISTEN:7201,reuseaddr,fork EXEC:cat &
 	s2=$!
 	wait_listen "$B" 7200 mrc && wait_listen "$B" 7201 tcp || rc=1
 	if [ "$rc" = 0 ] && client_start "$A" "-p 7200" 10.0.1.2:7200 10.0.1.2:7201; then
@@ -522,7 +524,7 @@ loopback()
 {
 	local srv rc=0
 
-	nsx "$A" "$MRCIZE" run socat TCP-LISTEN:7300,bind=127.0.0.1,reuseaddr,fork \
+	ip netns exec "$A" "$MRCIZE" run socat TCP-LISTEN:7300,bind=127.0.0.1,reuseaddr,fork \
 		EXEC:cat &
 	srv=$!
 	wait_listen "$A" 7300 tcp || rc=1
@@ -546,7 +548,7 @@ options()
 {
 	local srv rc=0
 
-	nsx "$B" "$MRCIZE" run socat TCP6-LISTEN:7400,reuseaddr,fork EXEC:cat &
+	ip netns exec "$B" "$MRCIZE" run socat TCP6-LISTEN:7400,reuseaddr,fork EXEC:cat &
 	srv=$!
 	wait_listen "$B" 7400 mrc || rc=1
 	if [ "$rc" = 0 ]; then
