@@ -18,8 +18,9 @@
 #                        (QUICK=1: a smoke run of a few minutes), results
 #                        in build/bench/
 #   make install         install mrc.ko (in /lib/modules/RELEASE/updates),
-#                        the tools, headers, man pages, completion and the
-#                        systemd unit (PREFIX=/usr/local, DESTDIR)
+#                        the tools (mrcize's library in PREFIX/lib/mrcize),
+#                        headers, man pages, completion and the systemd
+#                        unit (PREFIX=/usr/local, DESTDIR)
 #   make install-tools   all but mrc.ko (with install-dkms)
 #                        (NO_BUILD=1: install what is built, build nothing)
 #   make install-dkms    mrc.ko's sources in /usr/src/mrc-VERSION, built and
@@ -34,7 +35,7 @@ KSFT := $(KSRC)/tools/testing/selftests
 SELFTESTS := tools/testing/selftests/net/mrc
 
 .PHONY: all modules selftests mrcctl examples deps check lint checkpatch netlink-check \
-	demo clean mrcperf bench need-kernels debug-kernel check-debug \
+	demo clean mrcperf mrcize bench need-kernels debug-kernel check-debug \
 	install install-modules install-tools install-dkms uninstall \
 	uninstall-dkms dkms-test
 
@@ -54,7 +55,7 @@ $(AFTER_DEPS): deps
 
 else
 
-all: modules mrcctl mrcperf examples selftests
+all: modules mrcctl mrcperf mrcize examples selftests
 
 # The target kernels: the installed ones, or one (KVER=), or the kernel
 # whose build tree KDIR names.  None is needed to parse this file (make
@@ -77,7 +78,8 @@ need-kernels:
 GENERATED = net/mrc/netlink_gen.c net/mrc/netlink_gen.h \
 	include/uapi/linux/mrc_netlink.h
 CHECK_FILES = $(sort $(filter-out $(GENERATED),$(wildcard net/mrc/*.[ch] \
-	include/uapi/linux/*.h tools/mrcctl/*.[ch] tools/examples/*.c $(SELFTESTS)/*.c \
+	include/uapi/linux/*.h tools/mrcctl/*.[ch] tools/mrcize/*.[ch] \
+	tools/examples/*.c $(SELFTESTS)/*.c \
 	$(SELFTESTS)/modules/*.c)))
 
 SELFTEST_VARS = KSFT_DIR=$(KSFT) OUTPUT=$(BUILD)/selftests \
@@ -91,6 +93,10 @@ mrcperf:
 
 examples:
 	$(MAKE) -C tools/examples
+
+# mrcize looks for its library where install-tools puts it, under PREFIX.
+mrcize:
+	$(MAKE) -C tools/mrcize PREFIX=$(PREFIX)
 
 # Each kernel gets its own build tree mirroring the sources with symlinks,
 # so that objects for different kernels never mix.
@@ -159,7 +165,7 @@ debug-kernel:
 
 # The debug kernel is built (or found) and mrc.ko built for it by the
 # suite, which then boots it.
-check-debug: mrcctl mrcperf selftests
+check-debug: mrcctl mrcperf mrcize selftests
 	@tools/testing/check --no-host --debug
 
 demo: need-kernels all
@@ -198,15 +204,19 @@ install-modules: $(if $(NO_BUILD),,modules)
 	done
 
 # The configuration file is the operator's: never overwritten.
-install-tools: $(if $(NO_BUILD),,mrcctl mrcperf)
+install-tools: $(if $(NO_BUILD),,mrcctl mrcperf mrcize)
 	$(INSTALL) -D -m 755 tools/mrcctl/mrcctl $(DESTDIR)$(BINDIR)/mrcctl
 	$(INSTALL) -D -m 755 tools/mrcperf/mrcperf $(DESTDIR)$(BINDIR)/mrcperf
+	$(INSTALL) -D -m 755 tools/mrcize/mrcize $(DESTDIR)$(BINDIR)/mrcize
+	$(INSTALL) -D -m 755 tools/mrcize/libmrcize.so \
+		$(DESTDIR)$(PREFIX)/lib/mrcize/libmrcize.so
 	$(INSTALL) -D -m 644 -t $(DESTDIR)$(INCLUDEDIR)/linux \
 		include/uapi/linux/mrc.h include/uapi/linux/mrc_netlink.h \
 		include/uapi/linux/mrc_diag.h
 	$(INSTALL) -D -m 644 tools/mrcctl/mrcctl.8 $(DESTDIR)$(MANDIR)/man8/mrcctl.8
 	$(INSTALL) -D -m 644 tools/mrcperf/mrcperf.1 $(DESTDIR)$(MANDIR)/man1/mrcperf.1
 	$(INSTALL) -D -m 644 Documentation/man/mrc.7 $(DESTDIR)$(MANDIR)/man7/mrc.7
+	$(INSTALL) -D -m 644 tools/mrcize/mrcize.1 $(DESTDIR)$(MANDIR)/man1/mrcize.1
 	$(INSTALL) -D -m 644 tools/completion/mrcctl \
 		$(DESTDIR)$(COMPLETIONDIR)/mrcctl
 	@mkdir -p $(DESTDIR)$(UNITDIR)
@@ -251,13 +261,16 @@ install-dkms:
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/mrcctl $(DESTDIR)$(BINDIR)/mrcperf \
+		$(DESTDIR)$(BINDIR)/mrcize \
+		$(DESTDIR)$(PREFIX)/lib/mrcize/libmrcize.so \
 		$(DESTDIR)$(INCLUDEDIR)/linux/mrc.h \
 		$(DESTDIR)$(INCLUDEDIR)/linux/mrc_netlink.h \
 		$(DESTDIR)$(INCLUDEDIR)/linux/mrc_diag.h \
 		$(DESTDIR)$(MANDIR)/man8/mrcctl.8 $(DESTDIR)$(MANDIR)/man1/mrcperf.1 \
-		$(DESTDIR)$(COMPLETIONDIR)/mrcctl $(DESTDIR)$(UNITDIR)/mrc.service \
-		$(DESTDIR)$(MANDIR)/man7/mrc.7
+		$(DESTDIR)$(MANDIR)/man1/mrcize.1 $(DESTDIR)$(MANDIR)/man7/mrc.7 \
+		$(DESTDIR)$(COMPLETIONDIR)/mrcctl $(DESTDIR)$(UNITDIR)/mrc.service
 	rm -rf $(DESTDIR)$(DOCDIR)
+	@rmdir $(DESTDIR)$(PREFIX)/lib/mrcize 2> /dev/null || true
 	@for ko in $(DESTDIR)/lib/modules/*/updates/mrc.ko; do \
 		[ -e "$$ko" ] || continue; \
 		echo "rm -f $$ko"; rm -f "$$ko" || exit; \
@@ -279,5 +292,6 @@ clean:
 	$(MAKE) -C tools/mrcctl clean
 	$(MAKE) -C tools/mrcperf clean
 	$(MAKE) -C tools/examples clean
+	$(MAKE) -C tools/mrcize clean
 
 endif

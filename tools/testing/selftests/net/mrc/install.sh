@@ -141,15 +141,18 @@ installed_files()
 	/etc/mrc/mrc.conf
 	/lib/modules/$REL/updates/mrc.ko
 	/usr/local/bin/mrcctl
+	/usr/local/bin/mrcize
 	/usr/local/bin/mrcperf
 	/usr/local/include/linux/mrc.h
 	/usr/local/include/linux/mrc_diag.h
 	/usr/local/include/linux/mrc_netlink.h
+	/usr/local/lib/mrcize/libmrcize.so
 	/usr/local/lib/systemd/system/mrc.service
 	/usr/local/share/bash-completion/completions/mrcctl
 	/usr/local/share/doc/mrc/examples/modules-load.d/mrc.conf
 	/usr/local/share/doc/mrc/examples/mrc.conf
 	/usr/local/share/doc/mrc/examples/mrc_echo.c
+	/usr/local/share/man/man1/mrcize.1
 	/usr/local/share/man/man1/mrcperf.1
 	/usr/local/share/man/man7/mrc.7
 	/usr/local/share/man/man8/mrcctl.8
@@ -208,9 +211,13 @@ destdir_install()
 	want=$(installed_files | sort)
 	got=$(cd "$dest" && find . -type f | sed 's/^\.//' | sort)
 	mrc_expect "files installed" "$got" "$want" || return 1
-	for f in /usr/local/bin/mrcctl /usr/local/bin/mrcperf; do
+	for f in /usr/local/bin/mrcctl /usr/local/bin/mrcperf \
+		 /usr/local/bin/mrcize; do
 		[ -x "$dest$f" ] || mrc_fail "$f is not executable" || return 1
 	done
+	# The installed mrcize finds the installed library beside it.
+	mrc_expect "mrcize lib" "$(MRCIZE_LIB= "$dest/usr/local/bin/mrcize" lib)" \
+		"$(realpath "$dest/usr/local/lib/mrcize/libmrcize.so")" || return 1
 	mrc_expect "mrcctl -V" "$("$dest/usr/local/bin/mrcctl" -V)" \
 		"mrcctl $VERSION" || return 1
 	mrc_expect "version of mrc.ko" \
