@@ -807,7 +807,7 @@ TEST_F(conn, mrc_options)
 	ASSERT_EQ(0, set_mrc(fd, MRC_TCLASS, -1));
 	EXPECT_EQ(0, get_mrc(fd, MRC_TCLASS));
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(-1, set_mrc(fd, bad[i].opt, bad[i].bad))
 			TH_LOG("option %d took %d", bad[i].opt, bad[i].bad);
 		EXPECT_EQ(EINVAL, errno);
