@@ -1161,7 +1161,12 @@ static int emulate_get(int fd, struct mrcize_sock *s, int level, int name,
 		return put_bytes(val, len, ca, sizeof(ca));
 	}
 	opt = mrc_opt_of(level, name);
-	if (opt && !real_getsockopt(fd, SOL_MRC, opt, &v, &n) && v)
+	/*
+	 * The kernel reads the user timeout in force, the namespace's unless
+	 * set; TCP reads what the program set, 0 for none.
+	 */
+	if (opt && opt != MRC_USER_TIMEOUT &&
+	    !real_getsockopt(fd, SOL_MRC, opt, &v, &n) && v)
 		return put_int(val, len, v);
 	if (o) {
 		if (copy.len >= sizeof(int))

@@ -112,6 +112,7 @@ import sys
 fam = socket.AF_INET if sys.argv[1] == "4" else socket.AF_INET6
 host, port, local = sys.argv[2], int(sys.argv[3]), sys.argv[4]
 SOL_MRC, MRC_INFO = 300, 1
+MRC_USER_TIMEOUT, MRC_KEEPIDLE, MRC_KEEPINTVL, MRC_TCLASS = 4, 5, 6, 8
 TCP, IP = socket.IPPROTO_TCP, socket.IPPROTO_IP
 failed = 0
 
@@ -134,6 +135,7 @@ else:
     s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, 0x20)
 s.settimeout(30)
 s.connect((host, port))
+check("TCP_USER_TIMEOUT before it is set", geti(TCP, socket.TCP_USER_TIMEOUT), 0)
 s.setsockopt(TCP, socket.TCP_USER_TIMEOUT, 5000)
 s.setsockopt(TCP, socket.TCP_KEEPINTVL, 7)
 s.setsockopt(TCP, socket.TCP_QUICKACK, 1)
@@ -157,6 +159,11 @@ check("TCP_NODELAY", geti(TCP, socket.TCP_NODELAY), 1)
 check("TCP_KEEPIDLE", geti(TCP, socket.TCP_KEEPIDLE), 30)
 check("TCP_KEEPINTVL", geti(TCP, socket.TCP_KEEPINTVL), 7)
 check("TCP_USER_TIMEOUT", geti(TCP, socket.TCP_USER_TIMEOUT), 5000)
+# ... and the kernel has them, as SOL_MRC options.
+check("MRC_USER_TIMEOUT", geti(SOL_MRC, MRC_USER_TIMEOUT), 5000)
+check("MRC_KEEPIDLE", geti(SOL_MRC, MRC_KEEPIDLE), 30)
+check("MRC_KEEPINTVL", geti(SOL_MRC, MRC_KEEPINTVL), 7)
+check("MRC_TCLASS", geti(SOL_MRC, MRC_TCLASS), 0x20)
 if fam == socket.AF_INET:
     check("IP_TOS", geti(IP, socket.IP_TOS), 0x20)
 else:
