@@ -180,6 +180,18 @@ mrc_need_bin()
 	done
 }
 
+# mrc_need_mrcize: set MRCIZE (from the source tree, as mrc_need_mrcctl),
+# or skip.
+mrc_need_mrcize()
+{
+	MRCIZE=${MRCIZE:-$(cd "$MRC_DIR" && pwd -P)/../../../../mrcize/mrcize}
+	[ -x "$MRCIZE" ] || MRCIZE=$MRC_DIR/../../tools/mrcize/mrcize
+	if [ ! -x "$MRCIZE" ]; then
+		echo "# SKIP: mrcize not built (make -C tools/mrcize, or set MRCIZE)"
+		exit "$KSFT_SKIP"
+	fi
+}
+
 # mrc_need_cmd COMMAND...: the commands, or skip.
 mrc_need_cmd()
 {
@@ -193,7 +205,7 @@ mrc_need_cmd()
 	done
 }
 
-# mrc_addr FAMILY K H: the address of host H (1 or 2) on pair K:
+# mrc_addr FAMILY K H: the address of host H on pair or plane K:
 # 10.0.K.H or fd00:K::H.
 mrc_addr()
 {
@@ -222,6 +234,58 @@ mrc_link_hosts()
 ' "${a[@]}" | ip -n "$1" -batch - &&
 		printf '%s
 ' "${b[@]}" | ip -n "$2" -batch -
+}
+
+# mrc_switch_hosts SWITCH FAMILY FIRST LAST HOST...: more than two hosts on
+# shared planes: a bridge brK in namespace SWITCH for each K from FIRST to
+# LAST, and in the I-th HOST (from 1) vethK, a port of brK, up, with
+# mrc_addr FAMILY K I.
+mrc_switch_hosts()
+{
+	local sw=$1 fam=$2 first=$3 last=$4 i=0 k ns len=24 opt= cmds
+
+	shift 4
+	[ "$fam" = 4 ] || len=64 opt=nodad
+	for k in $(seq "$first" "$last"); do
+		echo "link add br$k type bridge mcast_snooping 0"
+		echo "link set br$k up"
+	done | ip -n "$sw" -batch - || return 1
+	for ns in "$@"; do
+		i=$((i + 1))
+		cmds=()
+		for k in $(seq "$first" "$last"); do
+			cmds+=("link add h$i-$k type veth peer name veth$k netns $ns"
+			       "link set h$i-$k master br$k"
+			       "link set h$i-$k up")
+		done
+		printf '%s\n' "${cmds[@]}" | ip -n "$sw" -batch - || return 1
+		for k in $(seq "$first" "$last"); do
+			echo "link set veth$k up"
+			echo "addr add $(mrc_addr "$fam" "$k" "$i")/$len dev veth$k $opt"
+		done | ip -n "$ns" -batch - || return 1
+	done
+}
+
+# mrc_switch_planes FAMILY FIRST LAST HOST...: planes FIRST to LAST of
+# hosts joined by mrc_switch_hosts, plane K on vethK; waits until all are
+# up.
+mrc_switch_planes()
+{
+	local fam=$1 first=$2 last=$3 i=0 k ns
+
+	shift 3
+	for ns in "$@"; do
+		i=$((i + 1))
+		for k in $(seq "$first" "$last"); do
+			"$MRCCTL" -n "$ns" plane add dev "veth$k" id "$k" \
+				addr "$(mrc_addr "$fam" "$k" "$i")" || return 1
+		done
+	done
+	for ns in "$@"; do
+		mrc_wait_for 10 mrc_planes_up "$ns" "$last" ||
+			mrc_fail "planes not up in $ns: $("$MRCCTL" -n "$ns" plane show)" ||
+			return 1
+	done
 }
 
 # mrc_planes_up NS COUNT: NS has COUNT planes, all up.

@@ -28,12 +28,7 @@
 mrc_require_root
 
 mrc_need_mrcctl
-MRCIZE=${MRCIZE:-$(cd "$MRC_DIR" && pwd -P)/../../../../mrcize/mrcize}
-[ -x "$MRCIZE" ] || MRCIZE=$MRC_DIR/../../tools/mrcize/mrcize
-if [ ! -x "$MRCIZE" ]; then
-	echo "# SKIP: mrcize not built (make -C tools/mrcize, or set MRCIZE)"
-	exit "$KSFT_SKIP"
-fi
+mrc_need_mrcize
 mrc_need_cmd python3 socat iperf3 curl jq ss sha256sum
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 
