@@ -188,21 +188,24 @@ static void fork_done(void)
 
 __attribute__((constructor)) static void mrcize_init(void)
 {
-	const char *ports = getenv(MRCIZE_ENV_PORTS);
-	const char *addrs = getenv(MRCIZE_ENV_ADDRS);
+	const struct mrcize_policy_text text = {
+		.ports = getenv(MRCIZE_ENV_PORTS),
+		.addrs = getenv(MRCIZE_ENV_ADDRS),
+		.tcp_ports = getenv(MRCIZE_ENV_TCP_PORTS),
+	};
 	const char *d = getenv(MRCIZE_ENV_DEBUG);
 	const char *bad = "";
 
 	resolve();
 	debug = d && *d && strcmp(d, "0");
-	if (!mrcize_policy_parse(&policy, ports, addrs, &bad)) {
+	if (!mrcize_policy_parse(&policy, &text, &bad)) {
 		/* Nothing goes over MRC rather than more than was asked. */
-		say("cannot parse %s=%s / %s=%s at \"%s\": every socket stays on TCP",
-		    MRCIZE_ENV_PORTS, ports ? ports : "",
-		    MRCIZE_ENV_ADDRS, addrs ? addrs : "", bad);
+		say("cannot parse the policy (%s, %s, %s) at \"%s\": every socket stays on TCP",
+		    MRCIZE_ENV_PORTS, MRCIZE_ENV_ADDRS, MRCIZE_ENV_TCP_PORTS,
+		    bad);
 		memset(&policy, 0, sizeof(policy));
-		policy.nr_ports = 1;	/* one empty range: nothing matches */
-		policy.ports[0].first = 1;
+		policy.ports.nr = 1;	/* one empty range: nothing matches */
+		policy.ports.range[0].first = 1;
 	}
 	pthread_atfork(fork_prepare, fork_done, fork_done);
 }
@@ -521,9 +524,13 @@ static int policy_says(const struct inaddr *ia, bool connect, const char **why)
 		return 0;
 	}
 	if (!ia->port) {
-		if (!policy.nr_ports)
+		if (!policy.ports.nr)
 			return 1;
 		return connect ? 0 : -1;
+	}
+	if (mrcize_port_tcp(&policy, ia->port)) {
+		*why = "port kept on TCP";
+		return 0;
 	}
 	return mrcize_port_listed(&policy, ia->port);
 }

@@ -52,8 +52,8 @@ static void die(const char *fmt, ...)
 static void print_usage(FILE *f, int status)
 {
 	fprintf(f,
-		"usage: mrcize run [-p PORTS] [-a ADDRS] [-v] [-f] [--] CMD [ARG]...\n"
-		"       mrcize enable [-p PORTS] [-a ADDRS] [-v] UNIT\n"
+		"usage: mrcize run [-p PORTS] [-a ADDRS] [-x PORTS] [-v] [-f] [--] CMD [ARG]...\n"
+		"       mrcize enable [-p PORTS] [-a ADDRS] [-x PORTS] [-v] UNIT\n"
 		"       mrcize disable UNIT\n"
 		"       mrcize lib\n"
 		"Run CMD, or have systemd run UNIT, with its TCP sockets made MRC\n"
@@ -61,6 +61,8 @@ static void print_usage(FILE *f, int status)
 		"  -p PORTS  only these ports (5201,8000-8080): a connect's\n"
 		"            destination port, a bind's port\n"
 		"  -a ADDRS  only these addresses or prefixes (10.0.0.0/8,fd00::/16)\n"
+		"  -x PORTS  these ports stay on TCP (29500): for a service that\n"
+		"            this host's own programs connect to\n"
 		"  -v        log each socket's fate on stderr\n"
 		"  -f        run even without AF_MRC or without a plane\n");
 	exit(status);
@@ -218,8 +220,7 @@ static void check_mrc(void)
 /* ------------------------------------------------------------------ */
 
 struct opts {
-	const char *ports;
-	const char *addrs;
+	struct mrcize_policy_text policy;
 	bool verbose;
 	bool force;
 };
@@ -232,13 +233,16 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool run)
 
 	memset(o, 0, sizeof(*o));
 	/* "+": the command's own options are not ours. */
-	while ((c = getopt(argc, argv, run ? "+p:a:vfh" : "+p:a:vh")) != -1) {
+	while ((c = getopt(argc, argv, run ? "+p:a:x:vfh" : "+p:a:x:vh")) != -1) {
 		switch (c) {
 		case 'p':
-			o->ports = optarg;
+			o->policy.ports = optarg;
 			break;
 		case 'a':
-			o->addrs = optarg;
+			o->policy.addrs = optarg;
+			break;
+		case 'x':
+			o->policy.tcp_ports = optarg;
 			break;
 		case 'v':
 			o->verbose = true;
@@ -253,11 +257,13 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool run)
 			print_usage(stderr, EXIT_USAGE);
 		}
 	}
-	if (!o->ports)
-		o->ports = getenv(MRCIZE_ENV_PORTS);
-	if (!o->addrs)
-		o->addrs = getenv(MRCIZE_ENV_ADDRS);
-	if (!mrcize_policy_parse(&p, o->ports, o->addrs, &bad)) {
+	if (!o->policy.ports)
+		o->policy.ports = getenv(MRCIZE_ENV_PORTS);
+	if (!o->policy.addrs)
+		o->policy.addrs = getenv(MRCIZE_ENV_ADDRS);
+	if (!o->policy.tcp_ports)
+		o->policy.tcp_ports = getenv(MRCIZE_ENV_TCP_PORTS);
+	if (!mrcize_policy_parse(&p, &o->policy, &bad)) {
 		fprintf(stderr, "mrcize: not a port, port range, address or prefix: %s\n",
 			bad);
 		exit(EXIT_USAGE);
@@ -296,13 +302,20 @@ static int cmd_run(int argc, char **argv)
 		preload = strdup(lib);
 	}
 	set_env("LD_PRELOAD", preload);
-	set_env(MRCIZE_ENV_PORTS, o.ports);
-	set_env(MRCIZE_ENV_ADDRS, o.addrs);
+	set_env(MRCIZE_ENV_PORTS, o.policy.ports);
+	set_env(MRCIZE_ENV_ADDRS, o.policy.addrs);
+	set_env(MRCIZE_ENV_TCP_PORTS, o.policy.tcp_ports);
 	if (o.verbose)
 		set_env(MRCIZE_ENV_DEBUG, "1");
 	execvp(argv[i], argv + i);
 	fprintf(stderr, "mrcize: %s: %s\n", argv[i], strerror(errno));
 	return errno == ENOENT ? 127 : 126;
+}
+
+static void dropin_env(FILE *f, const char *name, const char *val)
+{
+	if (val && *val)
+		fprintf(f, "Environment=\"%s=%s\"\n", name, val);
 }
 
 /* /etc/systemd/system/UNIT.d/mrcize.conf, or below $MRCIZE_SYSTEMD_DIR. */
@@ -377,10 +390,9 @@ static int cmd_enable(int argc, char **argv)
 		"# are MRC sockets.  \"mrcize disable\" removes this file.\n"
 		"[Service]\n"
 		"Environment=\"LD_PRELOAD=%s\"\n", lib);
-	if (o.ports && *o.ports)
-		fprintf(f, "Environment=\"%s=%s\"\n", MRCIZE_ENV_PORTS, o.ports);
-	if (o.addrs && *o.addrs)
-		fprintf(f, "Environment=\"%s=%s\"\n", MRCIZE_ENV_ADDRS, o.addrs);
+	dropin_env(f, MRCIZE_ENV_PORTS, o.policy.ports);
+	dropin_env(f, MRCIZE_ENV_ADDRS, o.policy.addrs);
+	dropin_env(f, MRCIZE_ENV_TCP_PORTS, o.policy.tcp_ports);
 	if (o.verbose)
 		fprintf(f, "Environment=\"%s=1\"\n", MRCIZE_ENV_DEBUG);
 	if (fclose(f))

@@ -15,6 +15,7 @@
 /* The environment that "mrcize run" sets for the library. */
 #define MRCIZE_ENV_PORTS	"MRCIZE_PORTS"
 #define MRCIZE_ENV_ADDRS	"MRCIZE_ADDRS"
+#define MRCIZE_ENV_TCP_PORTS	"MRCIZE_TCP_PORTS"
 #define MRCIZE_ENV_DEBUG	"MRCIZE_DEBUG"
 
 #define MRCIZE_MAX_PORTS	64
@@ -31,23 +32,45 @@ struct mrcize_prefix {
 	unsigned int len;
 };
 
-/* Which sockets go over MRC; empty lists mean every port, every address. */
+struct mrcize_ports {
+	unsigned int nr;
+	struct mrcize_port_range range[MRCIZE_MAX_PORTS];
+};
+
+/*
+ * Which sockets go over MRC: empty lists of ports and addresses mean every
+ * port, every address; a port of @tcp_ports always stays on TCP.
+ */
 struct mrcize_policy {
-	unsigned int nr_ports;
+	struct mrcize_ports ports;
+	struct mrcize_ports tcp_ports;
 	unsigned int nr_addrs;
-	struct mrcize_port_range ports[MRCIZE_MAX_PORTS];
 	struct mrcize_prefix addrs[MRCIZE_MAX_ADDRS];
+};
+
+/* The lists of a policy, as the options and the environment give them. */
+struct mrcize_policy_text {
+	const char *ports;
+	const char *addrs;
+	const char *tcp_ports;
 };
 
 /*
  * Fill @p from the lists (NULL or "" for none); false, with @bad pointing
  * at the item not understood, for a malformed list.
  */
-bool mrcize_policy_parse(struct mrcize_policy *p, const char *ports,
-			 const char *addrs, const char **bad);
+bool mrcize_policy_parse(struct mrcize_policy *p,
+			 const struct mrcize_policy_text *text,
+			 const char **bad);
 
-/* Whether @port (host order) is one of the policy's; true without a list. */
+/*
+ * Whether @port (host order) is one of the policy's (true without a list)
+ * and not one of its TCP ports.
+ */
 bool mrcize_port_listed(const struct mrcize_policy *p, unsigned int port);
+
+/* Whether @port is one of the ports that stay on TCP. */
+bool mrcize_port_tcp(const struct mrcize_policy *p, unsigned int port);
 
 /*
  * Whether @addr (IPv4-mapped for IPv4) is in one of the policy's

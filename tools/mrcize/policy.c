@@ -37,7 +37,7 @@ static bool parse_port(const char *s, const char *end, unsigned short *port)
 	return true;
 }
 
-static bool parse_ports(struct mrcize_policy *p, const char *s,
+static bool parse_ports(struct mrcize_ports *p, const char *s,
 			const char **bad)
 {
 	const char *end, *dash;
@@ -46,9 +46,9 @@ static bool parse_ports(struct mrcize_policy *p, const char *s,
 	while (*s) {
 		end = item_end(s);
 		*bad = s;
-		if (p->nr_ports == MRCIZE_MAX_PORTS)
+		if (p->nr == MRCIZE_MAX_PORTS)
 			return false;
-		r = &p->ports[p->nr_ports];
+		r = &p->range[p->nr];
 		dash = memchr(s, '-', end - s);
 		if (dash) {
 			if (!parse_port(s, dash, &r->first) ||
@@ -60,7 +60,7 @@ static bool parse_ports(struct mrcize_policy *p, const char *s,
 				return false;
 			r->last = r->first;
 		}
-		p->nr_ports++;
+		p->nr++;
 		s = *end ? end + 1 : end;
 	}
 	return true;
@@ -117,24 +117,37 @@ static bool parse_addrs(struct mrcize_policy *p, const char *s,
 	return true;
 }
 
-bool mrcize_policy_parse(struct mrcize_policy *p, const char *ports,
-			 const char *addrs, const char **bad)
+bool mrcize_policy_parse(struct mrcize_policy *p,
+			 const struct mrcize_policy_text *text,
+			 const char **bad)
 {
 	memset(p, 0, sizeof(*p));
-	return (!ports || parse_ports(p, ports, bad)) &&
-	       (!addrs || parse_addrs(p, addrs, bad));
+	return (!text->ports || parse_ports(&p->ports, text->ports, bad)) &&
+	       (!text->addrs || parse_addrs(p, text->addrs, bad)) &&
+	       (!text->tcp_ports ||
+		parse_ports(&p->tcp_ports, text->tcp_ports, bad));
+}
+
+static bool port_in(const struct mrcize_ports *p, unsigned int port)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr; i++)
+		if (port >= p->range[i].first && port <= p->range[i].last)
+			return true;
+	return false;
+}
+
+bool mrcize_port_tcp(const struct mrcize_policy *p, unsigned int port)
+{
+	return port_in(&p->tcp_ports, port);
 }
 
 bool mrcize_port_listed(const struct mrcize_policy *p, unsigned int port)
 {
-	unsigned int i;
-
-	if (!p->nr_ports)
-		return true;
-	for (i = 0; i < p->nr_ports; i++)
-		if (port >= p->ports[i].first && port <= p->ports[i].last)
-			return true;
-	return false;
+	if (mrcize_port_tcp(p, port))
+		return false;
+	return !p->ports.nr || port_in(&p->ports, port);
 }
 
 static bool prefix_match(const struct mrcize_prefix *pfx,
