@@ -205,9 +205,11 @@ ranks_exited()
 
 mrc_check "4 hosts on 4 shared planes, IPv4 and IPv6" setup
 counters "$tmp/before"
+started=$SECONDS
 start_ranks
 mrc_check "4 ranks make gloo groups over MRC, dialled over IPv4 and IPv6" \
 	eval 'ranks_said 300 " ready" && connections_listed'
+mrc_info "the ranks were ready after $((SECONDS - started)) s"
 mrc_check "round 1: every collective right on every rank, 1 KiB to 4 MiB" \
 	eval 'ranks_said 300 "round 1" && show_rounds'
 counters "$tmp/after"
