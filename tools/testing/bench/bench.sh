@@ -22,12 +22,19 @@
 #   -T   transports (default mrc,tcp,mptcp)
 #
 # Scenarios: planes1 planes2 planes4 planes8 fabric blackhole linkdown
-# rtt1 rtt5 unlimited pingpong conns (default: all; with -q: blackhole
-# pingpong).
+# rtt1 rtt5 unlimited pingpong conns torch_allreduce (default: all; with
+# -q: blackhole pingpong).  torch_allreduce (four hosts, PyTorch) needs
+# python3-torch, and mptcpize (mptcpd) for its MPTCP run.
 
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 PERF=${MRCPERF:-$top/tools/mrcperf/mrcperf}
 MRCCTL=${MRCCTL:-$top/tools/mrcctl/mrcctl}
+MRCIZE=${MRCIZE:-$top/tools/mrcize/mrcize}
+TORCH_JOB=$top/tools/testing/bench/torch_allreduce.py
+# torch_allreduce: the tensor, and the all_reduce before and after the
+# failure.
+torch_bytes=$((64 << 20))
+torch_iters=3
 
 quick=0
 out=/tmp/bench
@@ -58,7 +65,7 @@ else
 	dur=${dur:-10}
 	pp_dur=10
 	nconns=${nconns:-2000}
-	scenarios=${*:-planes1 planes2 planes4 planes8 fabric blackhole linkdown rtt1 rtt5 unlimited pingpong conns}
+	scenarios=${*:-planes1 planes2 planes4 planes8 fabric blackhole linkdown rtt1 rtt5 unlimited pingpong conns torch_allreduce}
 fi
 # Seconds a stalled transfer is given after its end before it is cut.
 grace=3
@@ -83,6 +90,8 @@ A=bench-a
 B=bench-b
 R1=bench-r1
 R2=bench-r2
+SW=bench-sw
+HOSTS=(bench-h1 bench-h2 bench-h3 bench-h4)
 servers=()
 declare -A ports=([mrc]=5201 [tcp]=5202 [mptcp]=5203)
 failures=0
@@ -100,7 +109,7 @@ teardown()
 		kill "$pid" 2> /dev/null
 	done
 	servers=()
-	for ns in $A $B $R1 $R2; do
+	for ns in $A $B $R1 $R2 $SW "${HOSTS[@]}"; do
 		ip netns del $ns 2> /dev/null
 	done
 }
@@ -435,6 +444,140 @@ run()
 	[ -n "$ev" ] && restore "$ev"
 }
 
+# torch_topology: hosts HOSTS on four planes, bridges br1..br4 in SW, the
+# I-th host's vethK a port of brK with 10.0.K.I, limited to $link_rate;
+# and br5, a link that is not a plane, for the job's rendezvous store.
+torch_topology()
+{
+	local i=0 k ns
+
+	ns_add $SW "${HOSTS[@]}" || return 1
+	for k in 1 2 3 4 5; do
+		ip -n $SW link add br$k type bridge &&
+			ip -n $SW link set br$k up || return 1
+	done
+	for ns in "${HOSTS[@]}"; do
+		i=$((i + 1))
+		for k in 1 2 3 4 5; do
+			ip -n $SW link add s$i-$k type veth peer name veth$k netns "$ns" &&
+				ip -n $SW link set s$i-$k master br$k up &&
+				ip -n "$ns" addr add 10.0.$k.$i/24 dev veth$k &&
+				ip -n "$ns" link set veth$k up || return 1
+			[ $k = 5 ] || limit "$ns" veth$k || return 1
+		done
+	done
+}
+
+# torch_transport T: the planes of MRC, or the MPTCP endpoints (one per
+# plane past the first, on every host); the command that runs a rank in
+# ${wrap[@]}.
+torch_transport()
+{
+	local ns i=0 k
+
+	wrap=()
+	case $1 in
+	mrc)
+		for ns in "${HOSTS[@]}"; do
+			for k in 1 2 3 4; do
+				$MRCCTL -n "$ns" plane add dev veth$k id $k || return 1
+			done
+		done
+		wrap=("$MRCIZE" run -a 10.0.1.0/24,10.0.2.0/24,10.0.3.0/24,10.0.4.0/24
+		      -x "$torch_port")
+		;;
+	mptcp)
+		for ns in "${HOSTS[@]}"; do
+			i=$((i + 1))
+			ip -n "$ns" mptcp limits set subflows 8 add_addr_accepted 8 || return 1
+			for k in 2 3 4; do
+				ip -n "$ns" mptcp endpoint add 10.0.$k.$i dev veth$k subflow ||
+					return 1
+			done
+		done
+		wrap=(mptcpize run)
+		;;
+	esac
+}
+
+# torch_half N: every rank printed "half" (or is gone).
+torch_half()
+{
+	local i
+
+	for i in 0 1 2 3; do
+		grep -q '^half' "$work/torch.$i" 2> /dev/null && continue
+		kill -0 "${torch_pids[$i]}" 2> /dev/null && return 1
+	done
+}
+
+# torch_allreduce: for each transport, a 4-rank all_reduce of $torch_bytes
+# over the four hosts (MRC and MPTCP over 4 planes, TCP over plane 1),
+# $torch_iters times, plane 1 failing (its switch ports down), and as many
+# times again; rank 0's times are the result.
+torch_allreduce()
+{
+	local t i rc r topo line
+
+	if ! python3 -c 'import torch' 2> /dev/null; then
+		log "torch_allreduce: skipped, python3-torch is not installed"
+		return 0
+	fi
+	link_rate=$rate
+	topo="4 hosts, 4 planes of $link_rate Mbit/s (TCP: plane 1), plane 1 fails midway"
+	for t in ${transports//,/ }; do
+		teardown
+		if [ "$t" = mptcp ] && ! command -v mptcpize > /dev/null; then
+			log "torch_allreduce mptcp: skipped, mptcpize (mptcpd) is not installed"
+			continue
+		fi
+		torch_port=$((29500 + RANDOM % 1000))
+		torch_topology && torch_transport "$t" ||
+			{ log "torch_allreduce $t: setup failed"; failures=$((failures + 1)); continue; }
+		rm -rf "$work/torch" && mkdir -p "$work/torch"
+		torch_pids=()
+		for i in 0 1 2 3; do
+			ip netns exec "${HOSTS[$i]}" env GLOO_SOCKET_IFNAME=veth1 \
+				"${wrap[@]}" python3 "$TORCH_JOB" $i 4 10.0.5.1 \
+				"$torch_port" "$torch_bytes" "$torch_iters" "$work/torch" \
+				> "$work/torch.$i" 2>&1 &
+			torch_pids+=($!)
+		done
+		for _ in $(seq 6000); do
+			torch_half && break
+			sleep 0.1
+		done
+		for i in 1 2 3 4; do
+			ip -n $SW link set s$i-1 down
+		done
+		touch "$work/torch/failed"
+		rc=0
+		for i in 0 1 2 3; do
+			wait "${torch_pids[$i]}" || rc=$?
+		done
+		line=$(grep -m 1 '^{' "$work/torch.0")
+		[ -n "$line" ] || line=null
+		r=$(jq -cn --argjson rc $rc --arg topo "$topo" --argjson rate "$link_rate" \
+			--arg err "$(grep -v '^{\|^half' "$work/torch.0" | tail -n 3)" '
+			{planes: 4, rate_mbps: $rate, topology: $topo, rc: $rc,
+			 event: "linkdown", links: []}
+			+ (if $err != "" then {error: $err} else {} end)')
+		record torch_allreduce "$t" 0 "$line" "" "$r"
+		if [ "$line" = null ] || [ $rc != 0 ]; then
+			failures=$((failures + 1))
+			log "torch_allreduce $t: FAILED (exit $rc): $(tail -n 3 "$work/torch.0")"
+		fi
+		tail -n 1 "$res" | jq -r --argjson t $SECONDS '
+			def med: if length == 0 then null else sort | .[length / 2 | floor] end;
+			"[\($t)s] torch_allreduce \(.transport): \((.client.bytes // 0) / 1048576) MiB, " +
+			"\(.client.ms_before // [] | med) ms per all_reduce, " +
+			"\(.client.ms_after // [] | med) ms after plane 1 failed" +
+			(if .client.complete == false then ", FAILED: \(.client.error)" else "" end)' |
+			tee -a "$out/log.txt"
+	done
+	teardown
+}
+
 jq -cn --arg kernel "$(uname -r)" --arg date "$(date -u +%FT%TZ)" \
 	--argjson cpus "$(nproc)" \
 	--arg cpu "$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)" \
@@ -451,6 +594,10 @@ jq -cn --arg kernel "$(uname -r)" --arg date "$(date -u +%FT%TZ)" \
 log "bench: kernel $(uname -r), $(nproc) CPUs, $rate Mbit/s per link, $dur s per run"
 
 for sc in $scenarios; do
+	if [ "$sc" = torch_allreduce ]; then
+		torch_allreduce
+		continue
+	fi
 	if ! setup "$sc"; then
 		failures=$((failures + 1))
 		continue
