@@ -277,6 +277,7 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @backoff: timeouts on the plane since its last round-trip sample: its
  *	timeout doubles with each (Karn), whatever the other planes hear
  * @rack_sent: send time of the latest-sent packet known delivered
+ * @last_acked: when a packet sent on the plane was last acknowledged
  * @recovery_psn: no further window reduction for losses before this PSN
  * @ce_acked: packets acknowledged in this round of ECN accounting
  * @ce_marked: of those, packets that arrived marked
@@ -317,6 +318,7 @@ struct mrc_conn_plane {
 	u32			srtt_us;
 	u32			rttvar_us;
 	u64			rack_sent;
+	u64			last_acked;
 	u32			recovery_psn;
 	u32			ce_acked;
 	u32			ce_marked;
@@ -814,6 +816,7 @@ struct mrc_ev *mrc_path_next_ev(struct mrc_conn_plane *cp, u16 avoid);
 void mrc_path_lost(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		   struct mrc_ev *ev, bool timeout,
 		   u64 now);
+void mrc_path_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp, u64 now);
 void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue);
 u64 mrc_path_next_probe(struct mrc_sock *msk);
 void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack);

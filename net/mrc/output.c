@@ -449,6 +449,7 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 		cp->nr_inflight--;
 		if (cb->sent > cp->rack_sent)
 			cp->rack_sent = cb->sent;
+		cp->last_acked = now;
 		mrc_cc_on_ack(cp, cb->psn);
 	}
 	if (cb->flags & MRC_F_FIN)
@@ -530,6 +531,12 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 		trace_mrc_rto(msk, id, rto, expired);
 		if (cp->backoff < 16)
 			cp->backoff++;
+		if (now - cp->last_acked < rto || now - msk->last_rcv >= rto)
+			continue;
+		/* A silent plane: what it still holds is resent at once. */
+		mrc_path_silent(msk, cp, now);
+		list_for_each_entry_safe(skb, tmp, &cp->inflight, list)
+			mrc_mark_lost(msk, skb, MRC_LOSS_TIMEOUT, now);
 	}
 }
 

@@ -3,8 +3,10 @@
  * MRC: paths.  Each connection sprays over the planes it shares with its
  * peer and, inside each plane, over its entropy values (EVs), each of
  * which a fabric hashes onto its own path.  A loss retires the EV it
- * happened on at once; retired EVs are probed with backoff, one at a time
- * on each plane, and come back when a probe gets through.  A plane whose
+ * happened on at once, and a plane that stays silent for a whole timeout
+ * while the peer speaks on others retires all of its EVs; retired EVs are
+ * probed with backoff, one at a time on each plane, and come back when a
+ * probe gets through.  A plane whose
  * device goes down is left at once, with what was in flight on it resent
  * elsewhere, and taken back when it returns.
  *
@@ -144,6 +146,20 @@ void mrc_path_lost(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	ev->losses++;
 	if (timeout || cp->nr_active > 1)
 		mrc_path_retire(msk, cp, ev, now);
+}
+
+/*
+ * Nothing sent on @cp was acknowledged for a whole timeout while the peer
+ * speaks on other planes: the plane is a black hole, not one bad path.
+ * All its EVs retire at once, where one timeout each (doubled every time)
+ * held sparse traffic for seconds per EV; probes bring them back.
+ */
+void mrc_path_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp, u64 now)
+{
+	u32 i;
+
+	for (i = 0; i < cp->nr_evs; i++)
+		mrc_path_retire(msk, cp, &cp->evs[i], now);
 }
 
 /*
