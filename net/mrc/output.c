@@ -509,6 +509,21 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 	}
 }
 
+/*
+ * Whether the peer acknowledged, on another plane, a packet after the last
+ * one it acknowledged on @cp: it lives, and @cp stopped working.
+ */
+static bool mrc_plane_outlived(const struct mrc_sock *msk,
+			       const struct mrc_conn_plane *cp)
+{
+	int id;
+
+	for (id = 0; id < MRC_MAX_PLANES; id++)
+		if (msk->planes[id].last_acked > cp->last_acked)
+			return true;
+	return false;
+}
+
 /* Declare lost what waited longer than its plane's timeout. */
 void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 {
@@ -531,7 +546,7 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 		trace_mrc_rto(msk, id, rto, expired);
 		if (cp->backoff < 16)
 			cp->backoff++;
-		if (now - cp->last_acked < rto || now - msk->last_rcv >= rto)
+		if (now - cp->last_acked < rto || !mrc_plane_outlived(msk, cp))
 			continue;
 		/* A silent plane: what it still holds is resent at once. */
 		mrc_path_silent(msk, cp, now);

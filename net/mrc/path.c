@@ -4,7 +4,7 @@
  * peer and, inside each plane, over its entropy values (EVs), each of
  * which a fabric hashes onto its own path.  A loss retires the EV it
  * happened on at once, and a plane that stays silent for a whole timeout
- * while the peer speaks on others retires all of its EVs; retired EVs are
+ * while the peer answers on others retires all of its EVs; retired EVs are
  * probed with backoff, one at a time on each plane, and come back when a
  * probe gets through.  A plane whose
  * device goes down is left at once, with what was in flight on it resent
@@ -149,8 +149,9 @@ void mrc_path_lost(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 }
 
 /*
- * Nothing sent on @cp was acknowledged for a whole timeout while the peer
- * speaks on other planes: the plane is a black hole, not one bad path.
+ * Nothing sent on @cp was acknowledged for a whole timeout, and the peer
+ * acknowledged on another plane since @cp last worked: the plane is a
+ * black hole, not one bad path.
  * All its EVs retire at once, where one timeout each (doubled every time)
  * held sparse traffic for seconds per EV; probes bring them back.
  */
