@@ -173,7 +173,23 @@ wait_paused()
 	[ "$(find "$dir" -name 'paused.*' | wc -l)" = 4 ] && return 0
 	mrc_fail "the ranks of $1 did not all reach round $PAUSE:"
 	show_job "$1"
+	show_hosts
 	return 1
+}
+
+# show_hosts: the processes and MRC sockets of each host.
+show_hosts()
+{
+	local h pids
+
+	for h in 0 1 2 3; do
+		pids=$(ip netns pids "${HOSTS[h]}" | tr '\n' ',')
+		[ -z "$pids" ] ||
+			ps -o pid=,args= -p "${pids%,}" | cut -c1-100 |
+			sed "s/^/#   host $((h + 1)): /"
+		"$MRCCTL" -n "${HOSTS[h]}" sock show | grep -v '^ ' |
+			sed "s/^/#   host $((h + 1)): /"
+	done
 }
 
 # show_job NAME: what the ranks said, and the start of mpirun's errors.
