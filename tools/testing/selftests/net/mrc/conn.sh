@@ -348,6 +348,7 @@ example()
 	echo=$(cd "$MRC_DIR" && pwd -P)/../../../../examples/mrc_echo
 	[ -x "$echo" ] || mrc_fail "$echo not built (make examples)" || return 1
 	port=$((port + 1))
+	rm -f "$tmp/echo.out"
 	ip netns exec "$B" "$echo" -l "$port" > "$tmp/echo.out" 2>&1 &
 	pid=$!
 	mrc_wait_for 30 mrc_server_ready "$tmp/echo.out" "$pid"

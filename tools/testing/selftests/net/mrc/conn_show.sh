@@ -129,6 +129,7 @@ start()
 	local name=$1 ns=$2
 
 	shift 2
+	rm -f "$tmp/$name.out" "$tmp/$name.err"
 	ip netns exec "$ns" "$HOLD" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err" &
 	pid=$!
 	pids+=("$pid")

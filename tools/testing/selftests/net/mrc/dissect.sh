@@ -102,6 +102,7 @@ capture()
 		return 1
 
 	port=$((port + 1))
+	rm -f "$tmp/s.out" "$tmp/s.err"
 	ip netns exec "$B" "$XFER" -l -p "$port" -t "$type" -T 100 \
 		> "$tmp/s.out" 2> "$tmp/s.err" &
 	srv=$!

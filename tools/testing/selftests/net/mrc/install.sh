@@ -365,6 +365,7 @@ transfer()
 	else
 		peer=$(mrc_addr 6 2 2)
 	fi
+	rm -f "$tmp"/[sc].out "$tmp"/[sc].err
 	ip netns exec "$B" "$XFER" -l -p "$port" > "$tmp/s.out" 2> "$tmp/s.err" &
 	srv=$!
 	mrc_wait_for 30 mrc_server_ready "$tmp/s.out" "$srv"

@@ -225,6 +225,7 @@ hold()
 		shift
 	done
 	shift
+	rm -f "$tmp/u/$name.out" "$tmp/u/$name.err"
 	ip netns exec "$ns" "${wrap[@]}" "$MRC_BIN/mrc_conn_hold" "$@" \
 		> "$tmp/u/$name.out" 2> "$tmp/u/$name.err" &
 	pid=$!
@@ -379,6 +380,7 @@ orphans()
 	wait_no_conns "$GONE_WAIT" "$A" "$B" || return 1
 	mem_base
 	kernel_mark
+	rm -f "$tmp/orphan.out" "$tmp/orphan.err"
 	"$MRC_BIN/mrc_churn" orphan -c "$A" -s "$B" -a 10.0.1.2 -n "$ORPHAN_CONNS" \
 		> "$tmp/orphan.out" 2> "$tmp/orphan.err" &
 	orphan_pid=$!
@@ -842,6 +844,7 @@ after_reload()
 		return "$KSFT_SKIP"
 	fi
 	mrc_add_planes "$F1" "$F2" 4 1 1 || return 1
+	rm -f "$tmp/x-s.out"
 	ip netns exec "$F2" "$MRC_BIN/mrc_xfer" -l -p 5001 > "$tmp/x-s.out" 2>&1 &
 	srv=$!
 	pids+=("$srv")

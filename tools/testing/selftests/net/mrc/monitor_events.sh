@@ -93,6 +93,7 @@ has()
 # output in $tmp/NAME.
 mon_start()
 {
+	rm -f "$tmp/$1" "$tmp/$1.err"
 	"$MRCCTL" -n "$2" ${3:+"$3"} monitor > "$tmp/$1" 2> "$tmp/$1.err" &
 }
 
@@ -146,6 +147,7 @@ hold()
 
 	shift
 	[ $# = 0 ] && set -- -s 64K
+	rm -f "$tmp"/[sc].out "$tmp"/[sc].out.err
 	ip netns exec "$B" "$HOLD" -l -p "$p" "$@" > "$tmp/s.out" \
 		2> "$tmp/s.out.err" &
 	srv=$!

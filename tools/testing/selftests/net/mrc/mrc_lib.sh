@@ -320,6 +320,11 @@ mrc_add_planes()
 }
 
 # mrc_said_ready FILE: a server's output FILE has its "ready" line.
+#
+# A file polled for a word is removed before its program starts: the
+# background job's "> FILE" truncates it only once that job runs, and until
+# then the poll would read what an earlier program said there ("ready" from
+# the IPv4 round, and the client would connect before the server listens).
 mrc_said_ready()
 {
 	local line

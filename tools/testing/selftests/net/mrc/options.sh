@@ -53,6 +53,7 @@ server()
 	local port=$1 out=$tmp/$2
 
 	shift 2
+	rm -f "$out" "$out.err"
 	ip netns exec "$B" "$HOLD" -l -p "$port" "$@" > "$out" 2> "$out.err" &
 	pid=$!
 	mrc_wait_for 30 mrc_server_ready "$out" "$pid" && mrc_said_ready "$out" ||
@@ -66,6 +67,7 @@ client()
 	local port=$1 out=$tmp/$2
 
 	shift 2
+	rm -f "$out" "$out.err"
 	ip netns exec "$A" "$HOLD" -c "$(mrc_addr "$fam" 1 2)" -p "$port" "$@" \
 		> "$out" 2> "$out.err" &
 	pid=$!

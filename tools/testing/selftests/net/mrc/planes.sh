@@ -417,6 +417,7 @@ hold_ports()
 {
 	rm -f "$tmp/hold" "$tmp/held"
 	mkfifo "$tmp/hold"
+	rm -f "$tmp/held"
 	ip netns exec "$ns" python3 -c '
 import socket, sys
 held = []
@@ -583,6 +584,7 @@ state_dev_moved()
 
 monitor_start()
 {
+	rm -f "$tmp"/mon.*
 	"$MRCCTL" -n "$ns" monitor > "$tmp/mon.txt" 2> "$tmp/mon.err" &
 	mon_txt=$!
 	"$MRCCTL" -n "$ns" -j monitor > "$tmp/mon.json" 2> "$tmp/mon.jerr" &

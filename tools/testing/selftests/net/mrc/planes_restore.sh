@@ -109,6 +109,7 @@ setup()
 	mrc_ns_add "$A" "$B" "$C" || return 1
 	mrc_link_hosts "$A" "$B" "$fam" 1 2 || return 1
 	mrc_add_planes "$A" "$B" "$fam" 1 2 || return 1
+	rm -f "$tmp/mon"
 	"$MRCCTL" -n "$A" monitor planes > "$tmp/mon" 2>&1 &
 	mon=$!
 	# Subscribed once a change shows.
@@ -213,6 +214,7 @@ transfer()
 		tc -n "$A" qdisc replace dev veth2 root tbf rate 30mbit burst 32k latency 50ms ||
 		return 1
 	port=$((port + 1))
+	rm -f "$tmp"/[sc].out "$tmp"/[sc].err
 	ip netns exec "$B" "$XFER" -l -p "$port" -T 120 > "$tmp/s.out" 2> "$tmp/s.err" &
 	srv=$!
 	mrc_wait_for 30 mrc_server_ready "$tmp/s.out" "$srv"

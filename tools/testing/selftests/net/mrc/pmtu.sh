@@ -131,6 +131,7 @@ server_start()
 	local out=$tmp/$1
 
 	shift
+	rm -f "$out.out" "$out.err"
 	ip netns exec "$B" "$@" > "$out.out" 2> "$out.err" &
 	srv=$!
 	mrc_wait_for 10 mrc_server_ready "$out.out" "$srv"
@@ -206,6 +207,7 @@ held_mss()
 
 	port=$((port + 1))
 	server_start hs "$HOLD" -l -p "$port" -s 4M || return 1
+	rm -f "$tmp/hc.out" "$tmp/hc.err"
 	ip netns exec "$A" "$HOLD" -c "$1" -p "$port" -s 4M > "$tmp/hc.out" \
 		2> "$tmp/hc.err" &
 	cli=$!

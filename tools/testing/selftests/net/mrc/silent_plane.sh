@@ -115,6 +115,7 @@ run()
 	mrc_wait_for 20 eval "\"$MRCCTL\" -n $B sock show | grep -q ':$PORT '" ||
 		mrc_fail "the echo server did not listen: $(cat "$tmp/srv.err")" ||
 		return 1
+	rm -f "$tmp/out" "$tmp/out.err"
 	ip netns exec "$A" "$MRCIZE" run python3 "$tmp/pingpong.py" "$addr" \
 		"$PORT" 4 "$tmp/mark" > "$tmp/out" 2> "$tmp/out.err" &
 	cli=$!

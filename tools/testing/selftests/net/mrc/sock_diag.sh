@@ -106,6 +106,7 @@ hold()
 		shift
 	done
 	shift
+	rm -f "$tmp/$name.out" "$tmp/$name.err"
 	ip netns exec "$ns" "${wrap[@]}" "$HOLD" "$@" -T 60 \
 		> "$tmp/$name.out" 2> "$tmp/$name.err" &
 	pid=$!

@@ -222,6 +222,7 @@ init_cwnd()
 
 	set_ "$A" init_cwnd 77 || return 1
 	port=$((port + 1))
+	rm -f "$tmp/h.out" "$tmp/hc.out"
 	ip netns exec "$B" "$HOLD" -l -p "$port" > "$tmp/h.out" 2>&1 &
 	mrc_wait_for 20 mrc_said_ready "$tmp/h.out" ||
 		mrc_fail "holder did not start" || return 1

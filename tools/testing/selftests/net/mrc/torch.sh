@@ -105,6 +105,7 @@ start_ranks()
 	local i
 
 	for i in 0 1 2 3; do
+		rm -f "$tmp/rank$i"
 		ip netns exec "${HOSTS[$i]}" "$MRCIZE" run -a "$POLICY" -x "$PORT" \
 			python3 "$JOB" "$i" 4 10.0.5.1 "$PORT" "$SIZES" \
 			"$ROUNDS" "$tmp" > "$tmp/rank$i" 2>&1 &
