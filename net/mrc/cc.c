@@ -133,13 +133,34 @@ void mrc_cc_on_ack(struct mrc_conn_plane *cp, u32 psn)
 	cp->cwnd = min_t(u32, cp->cwnd, MRC_RING_SIZE);
 }
 
-/* One reduction per round trip: losses of packets sent before it count once. */
-void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn)
+/*
+ * A loss on @ev takes the EV's share of the window, half of it, once a
+ * round trip: the window the round began with, over the EVs then in use.
+ * A queue at the plane's own bottleneck drops packets of every EV, and the
+ * cuts of a round add up to Reno's half; one hot link among those a fabric
+ * spreads the EVs over costs only the share of the EVs it carries, which
+ * retire (path.c) while the others keep the plane's window.  Trims count
+ * the same way.  Losses of packets sent before the round began are its
+ * own: an EV is cut at most once a round.
+ */
+void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
+		    struct mrc_ev *ev, u32 psn)
 {
-	if (mrc_before(psn, cp->recovery_psn))
+	u32 share, before = cp->cwnd;
+
+	if (!mrc_before(psn, cp->recovery_psn)) {
+		cp->recovery_psn = msk->next_psn;
+		cp->loss_round++;
+		cp->round_evs = max_t(u16, cp->nr_active, 1);
+		cp->round_cwnd = cp->cwnd;
+		cp->acked = 0;
+	} else if (ev->cut_round == cp->loss_round) {
 		return;
-	cp->recovery_psn = msk->next_psn;
-	cp->ssthresh = max_t(u32, cp->cwnd / 2, MRC_MIN_CWND);
-	cp->cwnd = cp->ssthresh;
-	cp->acked = 0;
+	}
+	ev->cut_round = cp->loss_round;
+	share = DIV_ROUND_UP(cp->round_cwnd, 2 * cp->round_evs);
+	cp->cwnd = max_t(u32, cp->cwnd - min(share, cp->cwnd), MRC_MIN_CWND);
+	cp->ssthresh = cp->cwnd;
+	trace_mrc_cwnd_cut(msk, cp - msk->planes, ev->port, before, cp->cwnd,
+			   cp->round_evs);
 }

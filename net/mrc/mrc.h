@@ -278,7 +278,11 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  *	timeout doubles with each (Karn), whatever the other planes hear
  * @rack_sent: send time of the latest-sent packet known delivered
  * @last_acked: when a packet sent on the plane was last acknowledged
- * @recovery_psn: no further window reduction for losses before this PSN
+ * @recovery_psn: losses of packets sent before this PSN belong to the
+ *	current round of window reductions
+ * @loss_round: number of that round (wraps); see &mrc_ev.cut_round
+ * @round_evs: EVs in use when the round began, at least 1
+ * @round_cwnd: @cwnd when the round began
  * @ce_acked: packets acknowledged in this round of ECN accounting
  * @ce_marked: of those, packets that arrived marked
  * @ce_round_psn: the round of ECN accounting ends with this PSN
@@ -320,6 +324,9 @@ struct mrc_conn_plane {
 	u64			rack_sent;
 	u64			last_acked;
 	u32			recovery_psn;
+	u8			loss_round;
+	u16			round_evs;
+	u32			round_cwnd;
 	u32			ce_acked;
 	u32			ce_marked;
 	u32			ce_round_psn;
@@ -346,6 +353,12 @@ enum mrc_ev_state {
  * @state: an &enum mrc_ev_state
  * @probe_shift: backoff of the probes of a retired EV
  * @skip: picks to skip after a CE mark, so marked paths carry less
+ * @cut_round: the plane's last round of window reductions that took this
+ *	EV's share for a loss on it
+ * @penalty: backoff of its first probe once retired: grows each time it
+ *	fails again before it carried %MRC_EV_PROOF packets
+ * @unproven: packets still to carry since it was restored before a loss
+ *	on it no longer counts as the same bad path
  * @probe_psn: PSN of the first probe sent on it since it was retired:
  *	an answer to any of them restores it
  * @losses: packets found lost on it
@@ -358,7 +371,10 @@ struct mrc_ev {
 	u16	port;
 	u8	state;
 	u8	probe_shift;
-	u32	skip;
+	u8	skip;
+	u8	cut_round;
+	u8	penalty;
+	u8	unproven;
 	u32	probe_psn;
 	u32	losses;
 	u64	next_probe;
@@ -645,6 +661,8 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_CE_SKIP		4
 #define MRC_PROBE_MIN_NS	(500 * NSEC_PER_USEC)
 #define MRC_PROBE_MAX_NS	(100 * NSEC_PER_MSEC)
+#define MRC_EV_PROOF		64	/* packets that prove an EV restored */
+#define MRC_EV_PENALTY_MAX	8	/* 500 us << 8 is past MRC_PROBE_MAX_NS */
 #define MRC_PROBE_GAP_NS	(5 * NSEC_PER_MSEC)	/* a plane's, at least */
 #define MRC_VALIDATE_TRIES	8	/* a series: 20 ms doubling, 5 s in all */
 #define MRC_VALIDATE_SERIES	4	/* 1 s, 2 s and 4 s apart: 27 s in all */
@@ -807,7 +825,8 @@ u64 mrc_srtt_ns(const struct mrc_conn_plane *cp);
 u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 void mrc_cc_on_ack(struct mrc_conn_plane *cp, u32 psn);
-void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn);
+void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
+		    struct mrc_ev *ev, u32 psn);
 
 /* path.c */
 bool mrc_path_plane_up(struct mrc_sock *msk, int id);

@@ -268,6 +268,8 @@ static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
 
 	ev = mrc_path_next_ev(cp, resend ? cb->ev : 0);
 	ev->tx_packets++;
+	if (ev->unproven)
+		ev->unproven--;
 	cb->plane = id;
 	cb->ev = ev->port;
 	cb->ev_idx = ev - msk->ev_table;
@@ -423,7 +425,7 @@ static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 	MRC_MSK_INC_STATS(msk, mib[why]);
 	if (why == MRC_LOSS_PLANE_DOWN)
 		return;
-	mrc_cc_on_loss(msk, cp, cb->psn);
+	mrc_cc_on_loss(msk, cp, &msk->ev_table[cb->ev_idx], cb->psn);
 	if (why != MRC_LOSS_TRIM)
 		mrc_path_lost(msk, cp, &msk->ev_table[cb->ev_idx],
 			      why == MRC_LOSS_TIMEOUT, now);

@@ -6,9 +6,9 @@
  * happened on at once, and a plane that stays silent for a whole timeout
  * while the peer answers on others retires all of its EVs; retired EVs are
  * probed with backoff, one at a time on each plane, and come back when a
- * probe gets through.  A plane whose
- * device goes down is left at once, with what was in flight on it resent
- * elsewhere, and taken back when it returns.
+ * probe gets through; one that fails again soon after stays out longer
+ * each time.  A plane whose device goes down is left at once, with what
+ * was in flight on it resent elsewhere, and taken back when it returns.
  *
  * Everything here runs under msk->lock, but mrc_path_planes_changed(),
  * which plane.c calls under RTNL, and the work item it queues.  EVs that
@@ -22,6 +22,8 @@
 
 #include "mrc.h"
 #include "protocol.h"
+
+static_assert(sizeof(struct mrc_ev) == 32);	/* MRC_MAX_EVS a connection */
 
 /* Whether the local plane @id exists and is up. */
 bool mrc_path_plane_up(struct mrc_sock *msk, int id)
@@ -113,7 +115,16 @@ static void mrc_path_retire(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	trace_mrc_ev_retire(msk, cp - msk->planes, ev->port, ev->losses);
 	ev->state = MRC_EV_RETIRED;
 	ev->probe_shift = 0;
-	ev->next_probe = now + mrc_path_probe_interval(cp, 0);
+	/*
+	 * One that fails again soon after a probe brought it back is a bad
+	 * path, not a queue that happened to drop: it stays out longer each
+	 * time, so that it carries less than the plane's good EVs.
+	 */
+	if (!ev->unproven)
+		ev->penalty = 0;
+	else if (ev->penalty < MRC_EV_PENALTY_MAX)
+		ev->penalty++;
+	ev->next_probe = now + mrc_path_probe_interval(cp, ev->penalty);
 	cp->nr_active--;
 	cp->retirements++;
 	MRC_MSK_INC_STATS(msk, MRC_MIB_EV_RETIRED);
@@ -128,6 +139,7 @@ static void mrc_path_restore(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	trace_mrc_ev_restore(msk, cp - msk->planes, ev->port, ev->losses);
 	ev->state = MRC_EV_ACTIVE;
 	ev->skip = 0;
+	ev->unproven = MRC_EV_PROOF;
 	cp->nr_active++;
 	cp->restores++;
 	MRC_MSK_INC_STATS(msk, MRC_MIB_EV_RESTORED);

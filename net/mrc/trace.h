@@ -171,6 +171,28 @@ TRACE_EVENT(mrc_rto,
 		      __entry->expired)
 );
 
+/* A loss on an EV took that EV's share of its plane's window. */
+TRACE_EVENT(mrc_cwnd_cut,
+	    TP_PROTO(const struct mrc_sock *msk, int plane, u16 ev,
+		     u32 before, u32 after, u16 evs),
+	    TP_ARGS(msk, plane, ev, before, after, evs),
+	    TP_STRUCT__entry(__field(u32, cid)
+			     __field(u8, plane)
+			     __field(u16, ev)
+			     __field(u16, evs)
+			     __field(u32, before)
+			     __field(u32, after)),
+	    TP_fast_assign(__entry->cid = msk->lcid;
+			   __entry->plane = plane;
+			   __entry->ev = ev;
+			   __entry->evs = evs;
+			   __entry->before = before;
+			   __entry->after = after;),
+	    TP_printk("cid=0x%08x plane=%u ev=%u cwnd=%u->%u evs=%u",
+		      __entry->cid, __entry->plane, __entry->ev,
+		      __entry->before, __entry->after, __entry->evs)
+);
+
 /* A NACK: a switch trimmed the packet of this PSN on its way. */
 TRACE_EVENT(mrc_nack,
 	    TP_PROTO(const struct mrc_sock *msk, int plane, u16 ev, u32 psn,

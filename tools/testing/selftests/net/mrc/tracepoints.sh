@@ -14,6 +14,13 @@
 #   lists it among plane 1's retired EVs, and so does MRC_EV_INFO to the
 #   process that owns the connection; once the filter is gone,
 #   mrc_ev_restore names it;
+# - losses on one EV cost its plane only that EV's share of the window: a
+#   filter drops one packet in three that carry one EV of plane 1, under a
+#   long transfer; mrc_cwnd_cut shows that EV's losses cutting plane 1's
+#   window, never by more than a quarter (a plane's window was halved by
+#   any loss on it), that EV carries less than half the packets of plane
+#   1's average EV, and plane 1's other EVs carry at least half as many
+#   each as plane 2's;
 # - mrc_plane shows plane 2 leave a connection when its link goes down
 #   mid-transfer, and join it again when the link comes back;
 # - perf, as operators use it ("perf record -e 'mrc:*'"), sees the same.
@@ -47,9 +54,10 @@ if [ ! -d "$TRACEFS/instances" ]; then
 	fi
 fi
 
-EVENTS="mrc_state mrc_send mrc_ack mrc_ev_retire mrc_ev_restore mrc_plane mrc_rto mrc_nack mrc_rst"
+EVENTS="mrc_state mrc_send mrc_ack mrc_ev_retire mrc_ev_restore mrc_plane mrc_rto mrc_nack
+	mrc_cwnd_cut mrc_rst"
 
-mrc_plan 8
+mrc_plan 10
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -245,6 +253,97 @@ black_hole()
 	echo 0 > "$trace/tracing_on"
 }
 
+# count_on DEV [EV]: on $A's DEV, count what leaves; with EV, drop one in
+# three of the packets that carry EV (UDP source port on IPv4, flow label
+# on IPv6), counted by a filter of their own.
+count_on()
+{
+	local proto=ip match=(match ip protocol 17 0xff)
+
+	[ "$fam" = 4 ] || proto=ipv6 match=(match ip6 protocol 17 0xff)
+	tc -n "$A" qdisc del dev "$1" root 2> /dev/null
+	tc -n "$A" qdisc add dev "$1" root handle 1: prio || return 1
+	if [ -n "$2" ]; then
+		if [ "$fam" = 4 ]; then
+			match+=(match ip sport "$2" 0xffff)
+		else
+			match+=(match ip6 flowlabel "$2" 0xfffff)
+		fi
+		tc -n "$A" filter add dev "$1" parent 1: protocol "$proto" \
+			prio 1 u32 "${match[@]}" \
+			action gact pass random determ drop 3 || return 1
+		match=("${match[@]:0:5}")
+	fi
+	tc -n "$A" filter add dev "$1" parent 1: protocol "$proto" prio 2 \
+		u32 "${match[@]}" action pass
+}
+
+# counted DEV PRIO: packets the filter PRIO of count_on saw on DEV.
+counted()
+{
+	tc -n "$A" -s filter show dev "$1" parent 1: prio "$2" |
+		awk '/Sent [0-9]+ bytes [0-9]+ pkt/ { n += $4 } END { print n + 0 }'
+}
+
+# ev_share: one EV of plane 1 loses a packet in three under a transfer.
+ev_share()
+{
+	local cid ev line evs lossy others plane2 cuts worst rc=0
+
+	tracing mrc_send mrc_cwnd_cut || return 1
+	echo "plane == 1 && resend == 0" > "$trace/events/mrc/mrc_send/filter"
+	port=$((port + 1))
+	mrc_xfer_server "$B" "$port" "$tmp" || return 1
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 4G -T 120 \
+		> /dev/null 2> "$tmp/c.err" &
+	cli=$!
+	mrc_wait_for 20 traced "mrc_send: .*plane=1 " ||
+		mrc_fail "no mrc_send on plane 1" || return 1
+	echo 0 > "$trace/events/mrc/mrc_send/enable"
+	line=$(grep -m 1 -Eo "mrc_send: cid=0x[0-9a-f]+ plane=1 ev=[0-9]+" \
+		"$trace/trace")
+	cid=${line#mrc_send: }
+	cid=${cid%% *}
+	ev=${line##*ev=}
+	evs=$("$MRCCTL" -n "$A" conn show |
+		awk '$1 == "plane" && $2 == 1 { print $6; exit }')
+	count_on veth1 "$ev" && count_on veth2 ||
+		mrc_fail "cannot install the filters" || return 1
+	sleep 8
+	# What passed the dropping filter is not counted again.
+	lossy=$(counted veth1 1)
+	others=$(counted veth1 2)
+	plane2=$(counted veth2 2)
+	kill "$cli" "$srv" 2> /dev/null
+	wait "$cli" "$srv" 2> /dev/null
+	echo 0 > "$trace/tracing_on"
+	tc -n "$A" qdisc del dev veth1 root 2> /dev/null
+	tc -n "$A" qdisc del dev veth2 root 2> /dev/null
+
+	grep -Eo "mrc_cwnd_cut: $cid plane=1 ev=[0-9]+ cwnd=[0-9]+->[0-9]+ evs=[0-9]+" \
+		"$trace/trace" > "$tmp/cuts"
+	cuts=$(grep -c " ev=$ev " "$tmp/cuts")
+	# The largest cut, in 1/100 of the window it cut.
+	worst=$(sed -E 's/.*cwnd=([0-9]+)->([0-9]+).*/\1 \2/' "$tmp/cuts" |
+		awk '$1 >= 8 { p = int(($1 - $2) * 100 / $1); if (p > w) w = p }
+		     END { print w + 0 }')
+	mrc_info "$cid, EV $ev of plane 1: $lossy packets, its other" \
+		"$((evs - 1)) EVs: $others, plane 2's $evs: $plane2;" \
+		"$(wc -l < "$tmp/cuts") cuts of plane 1's window, $cuts for" \
+		"EV $ev, the largest $worst%"
+	[ "${evs:-0}" -ge 2 ] || mrc_fail "plane 1 has ${evs:-no} EVs" || return 1
+	[ "$cuts" -ge 2 ] || mrc_fail "EV $ev cut plane 1's window $cuts times" ||
+		rc=1
+	[ "$worst" -le 25 ] || mrc_fail "a loss cut plane 1's window by $worst%" ||
+		rc=1
+	[ "$((lossy * (evs - 1) * 2))" -lt "$others" ] ||
+		mrc_fail "EV $ev kept its share: $lossy of plane 1's $((lossy + others))" ||
+		rc=1
+	[ "$((others * evs * 2))" -ge "$((plane2 * (evs - 1)))" ] ||
+		mrc_fail "plane 1's other EVs lost their share" || rc=1
+	return "$rc"
+}
+
 # plane_leaves: plane 2's link goes down under a transfer, then up.
 plane_leaves()
 {
@@ -285,6 +384,9 @@ for fam in 4 6; do
 	mrc_check "IPv$fam: a black-holed EV is retired by its port and label, then restored" \
 		black_hole
 	drop_ev
+	mrc_kill_jobs
+	mrc_check "IPv$fam: losses on one EV take its share of the plane's window, not half" \
+		ev_share
 	mrc_kill_jobs
 	echo 0 > "$trace/events/mrc/mrc_send/filter"
 	mrc_check "IPv$fam: mrc_plane shows plane 2 leave and join again" \
