@@ -58,12 +58,7 @@ if [ ! -e "$TRIM" ]; then
 	exit "$KSFT_SKIP"
 fi
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
-for mod in sch_tbf sch_red sch_netem sch_ingress cls_bpf; do
-	if ! modprobe "$mod" 2> /dev/null && [ ! -d "/sys/module/$mod" ]; then
-		echo "# SKIP: no $mod"
-		exit "$KSFT_SKIP"
-	fi
-done
+mrc_need_mod sch_tbf sch_red sch_netem sch_ingress cls_bpf
 
 mrc_plan 27
 

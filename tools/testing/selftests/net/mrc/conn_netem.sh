@@ -19,10 +19,7 @@ mrc_need_bin mrc_xfer mrc_churn
 mrc_need_cmd tc
 XFER=$MRC_BIN/mrc_xfer
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
-if ! modprobe sch_netem 2> /dev/null && [ ! -d /sys/module/sch_netem ]; then
-	echo "# SKIP: no netem (CONFIG_NET_SCH_NETEM)"
-	exit "$KSFT_SKIP"
-fi
+mrc_need_mod sch_netem
 
 mrc_plan 32
 

@@ -32,10 +32,7 @@ mrc_need_cmd python3
 mrc_need_cmd tc
 XFER=$MRC_BIN/mrc_xfer
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
-if ! modprobe sch_netem 2> /dev/null && [ ! -d /sys/module/sch_netem ]; then
-	echo "# SKIP: no sch_netem"
-	exit "$KSFT_SKIP"
-fi
+mrc_need_mod sch_netem
 
 TRACEFS=/sys/kernel/tracing
 [ -d "$TRACEFS/instances" ] || mount -t tracefs nodev "$TRACEFS" 2> /dev/null

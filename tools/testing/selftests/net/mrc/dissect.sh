@@ -39,12 +39,7 @@ if [ ! -r "$LUA" ]; then
 	exit "$KSFT_SKIP"
 fi
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
-for mod in sch_netem sch_ingress cls_bpf; do
-	if ! modprobe "$mod" 2> /dev/null && [ ! -d "/sys/module/$mod" ]; then
-		echo "# SKIP: no $mod"
-		exit "$KSFT_SKIP"
-	fi
-done
+mrc_need_mod sch_netem sch_ingress cls_bpf
 
 mrc_plan 16
 

@@ -54,10 +54,7 @@ mrc_need_cmd python3 tcpdump jq tc
 XFER=$MRC_BIN/mrc_xfer
 HOSTILE=$MRC_DIR/mrc_hostile.py
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
-if ! modprobe sch_netem 2> /dev/null && [ ! -d /sys/module/sch_netem ]; then
-	echo "# SKIP: no netem (CONFIG_NET_SCH_NETEM)"
-	exit "$KSFT_SKIP"
-fi
+mrc_need_mod sch_netem
 
 mrc_plan 11
 

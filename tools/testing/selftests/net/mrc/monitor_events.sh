@@ -31,10 +31,7 @@ mrc_need_cmd jq tc setpriv timeout
 HOLD=$MRC_BIN/mrc_conn_hold
 XFER=$MRC_BIN/mrc_xfer
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
-if ! modprobe sch_netem 2> /dev/null && [ ! -d /sys/module/sch_netem ]; then
-	echo "# SKIP: no netem (CONFIG_NET_SCH_NETEM)"
-	exit "$KSFT_SKIP"
-fi
+mrc_need_mod sch_netem
 
 # EVs per plane: few, so that a black hole retires them all soon.
 EVS=8

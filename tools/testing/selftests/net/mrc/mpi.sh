@@ -388,26 +388,18 @@ tcp_job_control()
 }
 
 # check DESCRIPTION COMMAND...: mrc_check, and how long the case took.
-check()
-{
-	local start=$SECONDS
-
-	mrc_check "$@"
-	mrc_info "($((SECONDS - start)) s)"
-}
-
 if ! setup; then
 	echo "# FAIL: cannot set the hosts up"
 	exit "$KSFT_FAIL"
 fi
 
-check "MPI job under mrcize: a rank in each of 4 hosts, round 1 checked" \
+mrc_check_timed "MPI job under mrcize: a rank in each of 4 hosts, round 1 checked" \
 	mrc_job_start
-check "data connections are MRC on every host, control dialled over IPv6, every plane used" \
+mrc_check_timed "data connections are MRC on every host, control dialled over IPv6, every plane used" \
 	mrc_job_conns
-check "plane 1 fails: the job completes, results checked on all 4 ranks" \
+mrc_check_timed "plane 1 fails: the job completes, results checked on all 4 ranks" \
 	mrc_job_failover
-check "control: over TCP, the job runs until plane 1 fails, then stalls" \
+mrc_check_timed "control: over TCP, the job runs until plane 1 fails, then stalls" \
 	tcp_job_control
 
 mrc_finish

@@ -44,6 +44,15 @@ mrc_check()
 	mrc_result $? "$desc"
 }
 
+# mrc_check_timed DESCRIPTION COMMAND...: mrc_check, and how long it took.
+mrc_check_timed()
+{
+	local start=$SECONDS
+
+	mrc_check "$@"
+	mrc_info "($((SECONDS - start)) s)"
+}
+
 mrc_info()
 {
 	echo "# $*"
@@ -200,6 +209,20 @@ mrc_need_cmd()
 	for cmd in "$@"; do
 		if ! command -v "$cmd" > /dev/null; then
 			echo "# SKIP: needs $cmd"
+			exit "$KSFT_SKIP"
+		fi
+	done
+}
+
+# mrc_need_mod MODULE...: skip the test unless the kernel has them all
+# (loaded now, or built in).
+mrc_need_mod()
+{
+	local mod
+
+	for mod in "$@"; do
+		if ! modprobe "$mod" 2> /dev/null && [ ! -d "/sys/module/$mod" ]; then
+			echo "# SKIP: no $mod"
 			exit "$KSFT_SKIP"
 		fi
 	done

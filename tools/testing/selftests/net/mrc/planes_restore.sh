@@ -28,10 +28,7 @@ mrc_need_bin mrc_xfer
 mrc_need_cmd jq tc
 XFER=$MRC_BIN/mrc_xfer
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
-if ! modprobe sch_tbf 2> /dev/null && [ ! -d /sys/module/sch_tbf ]; then
-	echo "# SKIP: no sch_tbf"
-	exit "$KSFT_SKIP"
-fi
+mrc_need_mod sch_tbf
 
 mrc_plan 16
 

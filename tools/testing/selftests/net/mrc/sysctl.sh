@@ -30,10 +30,7 @@ mrc_need_cmd tc
 XFER=$MRC_BIN/mrc_xfer
 HOLD=$MRC_BIN/mrc_conn_hold
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
-if ! modprobe sch_netem 2> /dev/null && [ ! -d /sys/module/sch_netem ]; then
-	echo "# SKIP: no sch_netem"
-	exit "$KSFT_SKIP"
-fi
+mrc_need_mod sch_netem
 
 # The documentation is the reference: the test runs from the source tree.
 DOC=$(dirname "$0")/../../../../../Documentation/networking/mrc-sysctl.rst

@@ -38,12 +38,7 @@ mrc_need_cmd tc
 mrc_need_cmd python3
 XFER=$MRC_BIN/mrc_xfer
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
-for mod in sch_prio cls_u32; do
-	if ! modprobe "$mod" 2> /dev/null && [ ! -d "/sys/module/$mod" ]; then
-		echo "# SKIP: no $mod"
-		exit "$KSFT_SKIP"
-	fi
-done
+mrc_need_mod sch_prio cls_u32
 
 TRACEFS=/sys/kernel/tracing
 if [ ! -d "$TRACEFS/instances" ]; then
