@@ -198,12 +198,12 @@ sys.exit(0 if any(ev in p.get("retired_evs", [])
                   for p in c["planes"] if p["id"] == 1) else 1)' "$1"
 }
 
-# black_hole: a long transfer; one EV of plane 1 black-holed, then healed.
-black_hole()
+# xfer_on_ev: with mrc_send traced, a long transfer from $A, its pid in
+# $cli; $cid is its connection, $ev the EV of its first packet on plane 1.
+xfer_on_ev()
 {
-	local cid ev line n label
+	local line
 
-	tracing mrc_send mrc_ev_retire mrc_ev_restore || return 1
 	echo "plane == 1 && resend == 0" > "$trace/events/mrc/mrc_send/filter"
 	port=$((port + 1))
 	mrc_xfer_server "$B" "$port" "$tmp" || return 1
@@ -218,6 +218,15 @@ black_hole()
 	cid=${line#mrc_send: }
 	cid=${cid%% *}
 	ev=${line##*ev=}
+}
+
+# black_hole: a long transfer; one EV of plane 1 black-holed, then healed.
+black_hole()
+{
+	local cid ev n label
+
+	tracing mrc_send mrc_ev_retire mrc_ev_restore || return 1
+	xfer_on_ev || return 1
 	mrc_info "black hole on plane 1, $cid, EV $ev"
 	drop_ev "$ev" || mrc_fail "cannot install the filter" || return 1
 	[ "$fam" = 4 ] && label=0x00000 || label=$(printf '0x%05x' "$ev")
@@ -283,23 +292,10 @@ counted()
 # ev_share: one EV of plane 1 loses a packet in three under a transfer.
 ev_share()
 {
-	local cid ev line evs lossy others plane2 cuts worst rc=0
+	local cid ev evs lossy others plane2 cuts worst rc=0
 
 	tracing mrc_send mrc_cwnd_cut || return 1
-	echo "plane == 1 && resend == 0" > "$trace/events/mrc/mrc_send/filter"
-	port=$((port + 1))
-	mrc_xfer_server "$B" "$port" "$tmp" || return 1
-	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 4G -T 120 \
-		> /dev/null 2> "$tmp/c.err" &
-	cli=$!
-	mrc_wait_for 20 traced "mrc_send: .*plane=1 " ||
-		mrc_fail "no mrc_send on plane 1" || return 1
-	echo 0 > "$trace/events/mrc/mrc_send/enable"
-	line=$(grep -m 1 -Eo "mrc_send: cid=0x[0-9a-f]+ plane=1 ev=[0-9]+" \
-		"$trace/trace")
-	cid=${line#mrc_send: }
-	cid=${cid%% *}
-	ev=${line##*ev=}
+	xfer_on_ev || return 1
 	evs=$("$MRCCTL" -n "$A" conn show |
 		awk '$1 == "plane" && $2 == 1 { print $6; exit }')
 	count_on veth1 "$ev" && count_on veth2 ||
