@@ -44,6 +44,20 @@ u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp)
 }
 
 /*
+ * How long a packet may go unanswered while packets sent after it on other
+ * planes got through: its plane's round trip and variation, with the
+ * timeout's floor on the variation, but not the timeout's floor of two
+ * round trips, which a queue on the plane inflates.
+ */
+u64 mrc_silence_ns(const struct mrc_conn_plane *cp)
+{
+	u64 var = max_t(u64, 4 * (u64)cp->rttvar_us * NSEC_PER_USEC,
+			MRC_RTO_VAR_MIN_NS);
+
+	return mrc_srtt_ns(cp) + max(var, mrc_reorder_window_ns(cp));
+}
+
+/*
  * A plane's timeout from its own round trips, 0 before the first.  The
  * variation term has a floor, and the whole at least two round trips: a
  * timeout costs a path, hosts stall for a few milliseconds now and then,

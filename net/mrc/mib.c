@@ -52,6 +52,8 @@ static const struct snmp_mib mrc_mib_names[] = {
 	SNMP_MIB_ITEM("LossTimeout", MRC_MIB_LOSS_TIMEOUT),
 	SNMP_MIB_ITEM("LossTrim", MRC_MIB_LOSS_TRIM),
 	SNMP_MIB_ITEM("LossPlaneDown", MRC_MIB_LOSS_PLANE_DOWN),
+	SNMP_MIB_ITEM("LossElsewhere", MRC_MIB_LOSS_ELSEWHERE),
+	SNMP_MIB_ITEM("PlaneSilent", MRC_MIB_PLANE_SILENT),
 	SNMP_MIB_ITEM("Timeouts", MRC_MIB_TIMEOUTS),
 	SNMP_MIB_ITEM("AcksSent", MRC_MIB_ACKS_SENT),
 	SNMP_MIB_ITEM("NacksSent", MRC_MIB_NACKS_SENT),

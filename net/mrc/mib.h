@@ -49,6 +49,8 @@ enum mrc_mib_field {
 	MRC_MIB_LOSS_TIMEOUT,		/* lost: nothing came back in time */
 	MRC_MIB_LOSS_TRIM,		/* lost: NACKed as trimmed */
 	MRC_MIB_LOSS_PLANE_DOWN,	/* resent: the local plane went away */
+	MRC_MIB_LOSS_ELSEWHERE,		/* lost: later packets of other planes arrived */
+	MRC_MIB_PLANE_SILENT,		/* planes whose EVs all retired at once */
 	MRC_MIB_TIMEOUTS,		/* retransmission timeouts */
 	MRC_MIB_ACKS_SENT,		/* ACKs and NACKs, alone or riding DATA */
 	MRC_MIB_NACKS_SENT,		/* NACKs: trimmed or no memory */

@@ -823,6 +823,7 @@ void mrc_cc_rtt_sample(struct mrc_conn_plane *cp, u32 rtt_us);
 void mrc_cc_rtt_since(struct mrc_conn_plane *cp, u64 start, u64 now);
 u64 mrc_srtt_ns(const struct mrc_conn_plane *cp);
 u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp);
+u64 mrc_silence_ns(const struct mrc_conn_plane *cp);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 void mrc_cc_on_ack(struct mrc_conn_plane *cp, u32 psn);
 void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,

@@ -403,6 +403,7 @@ enum mrc_loss {
 	MRC_LOSS_TIMEOUT,	/* nothing came back in time */
 	MRC_LOSS_TRIM,		/* a switch cut the payload: congestion */
 	MRC_LOSS_PLANE_DOWN,	/* the local plane went away */
+	MRC_LOSS_ELSEWHERE,	/* later packets on other planes arrived */
 };
 
 /* Queue a packet for resending, and learn from the loss. */
@@ -414,6 +415,7 @@ static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 		[MRC_LOSS_TIMEOUT]	= MRC_MIB_LOSS_TIMEOUT,
 		[MRC_LOSS_TRIM]		= MRC_MIB_LOSS_TRIM,
 		[MRC_LOSS_PLANE_DOWN]	= MRC_MIB_LOSS_PLANE_DOWN,
+		[MRC_LOSS_ELSEWHERE]	= MRC_MIB_LOSS_ELSEWHERE,
 	};
 	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
@@ -487,27 +489,46 @@ static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now)
 
 /*
  * A packet is lost when one sent after it on the same plane arrived and
- * it is still missing a quarter of a round trip later.  Planes are judged
- * apart so that their different delays are not taken for loss.
+ * it is still missing a quarter of a round trip later; or when one sent
+ * after it on another plane arrived and it is still missing after its own
+ * plane's round trip and variation (mrc_silence_ns()).  Each plane's delay
+ * is its own, so that planes slower than others are not taken for lossy;
+ * and a plane that turned into a black hole is found within about a round
+ * trip, where its timeout waited at least two.  A plane that answered
+ * nothing for that long is silent: all its EVs retire, and what it still
+ * holds is found lost in turn.
  */
 static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 {
 	struct sk_buff *skb, *tmp;
+	u64 rack_sent = 0;
 	int id;
+
+	for (id = 0; id < MRC_MAX_PLANES; id++)
+		rack_sent = max(rack_sent, msk->planes[id].rack_sent);
 
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
-		u64 reo = mrc_reorder_window_ns(cp);
+		u64 reo = mrc_srtt_ns(cp) + mrc_reorder_window_ns(cp);
+		u64 silence = mrc_silence_ns(cp);
+		bool elsewhere = false;
 
 		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
 			struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 
-			if (cb->sent >= cp->rack_sent)
+			if (now - cb->sent < reo)
 				break;
-			if (now - cb->sent < mrc_srtt_ns(cp) + reo)
-				break;
-			mrc_mark_lost(msk, skb, MRC_LOSS_GAP, now);
+			if (cb->sent >= cp->rack_sent) {
+				if (cb->sent >= rack_sent ||
+				    now - cb->sent < silence)
+					break;
+				elsewhere = true;
+			}
+			mrc_mark_lost(msk, skb, elsewhere ? MRC_LOSS_ELSEWHERE :
+					       MRC_LOSS_GAP, now);
 		}
+		if (elsewhere && now - cp->last_acked >= silence)
+			mrc_path_silent(msk, cp, now);
 	}
 }
 

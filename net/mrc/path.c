@@ -171,6 +171,9 @@ void mrc_path_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp, u64 now)
 {
 	u32 i;
 
+	if (!cp->nr_active)
+		return;
+	MRC_MSK_INC_STATS(msk, MRC_MIB_PLANE_SILENT);
 	for (i = 0; i < cp->nr_evs; i++)
 		mrc_path_retire(msk, cp, &cp->evs[i], now);
 }
