@@ -14,8 +14,10 @@
 # - all planes but one cut, then restored one by one: each restored plane
 #   carries data again;
 # - one plane black-holed (netem loss 100%), then healed: its EVs are
-#   retired, probed one at a time (at most one probe every 5 ms on the
-#   plane) and restored while the connection lives;
+#   retired, the plane found silent by the packets that overtook its own
+#   on the other planes (PlaneSilent, LossElsewhere), probed one at a time
+#   (at most one probe every 5 ms on the plane) and restored while the
+#   connection lives;
 # - a plane flapping every 100 ms;
 # - plane 1 passing the handshake and nothing else: each host validates
 #   the other's planes 2-4 over them, and the stream goes there;
@@ -751,11 +753,20 @@ black_hole()
 		return 1
 	fi
 	sample && mrc_info "before: $(plane_figures "$k")"
+	mrc_stats_delta "$A" "$tmp" > /dev/null
 	tc -n "$A" qdisc add dev "veth$k" root netem loss 100% ||
 		mrc_fail "cannot add netem" || rc=1
 	if [ "$rc" = 0 ]; then
 		if mrc_wait_for 20 retired "$k"; then
 			mrc_info "black-holed: $(plane_figures "$k")"
+			# Found by the packets that overtook it on the other
+			# planes, not by its timeouts.
+			mrc_stats_delta "$A" "$tmp" > "$tmp/stats"
+			mrc_info "$(grep -E '^(LossElsewhere|LossTimeout|PlaneSilent) ' "$tmp/stats" | tr -s ' \n' '  ')"
+			[ "$(mrc_stat PlaneSilent "$tmp/stats")" -ge 1 ] &&
+				[ "$(mrc_stat LossElsewhere "$tmp/stats")" -ge 1 ] ||
+				mrc_fail "the black hole was not found by packets of other planes" ||
+				rc=1
 		else
 			sample
 			mrc_fail "plane $k not retired: $(plane_figures "$k")"
