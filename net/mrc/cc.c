@@ -148,31 +148,39 @@ void mrc_cc_on_ack(struct mrc_conn_plane *cp, u32 psn)
 }
 
 /*
- * A loss on @ev takes the EV's share of the window, half of it, once a
- * round trip: the window the round began with, over the EVs then in use.
- * A queue at the plane's own bottleneck drops packets of every EV, and the
- * cuts of a round add up to Reno's half; one hot link among those a fabric
- * spreads the EVs over costs only the share of the EVs it carries, which
- * retire (path.c) while the others keep the plane's window.  Trims count
- * the same way.  Losses of packets sent before the round began are its
- * own: an EV is cut at most once a round.
+ * A loss on @ev takes half of the EV's share of the window, once a round
+ * trip: of the window the round began with, over the EVs then in use.
+ * One hot link among those a fabric spreads the EVs over costs only the
+ * share of the EVs it carries, which retire (path.c), while the others
+ * keep the plane's window; a queue at the plane's own bottleneck drops
+ * packets of many EVs, and the cuts of a round add up towards Reno's half.
+ * A round's first cut is an eighth of the window at least, one path of
+ * four: a bottleneck that drops one packet a round trip is answered with
+ * a quarter of Reno's decrease, not with one EV's share of 32.  Trims
+ * count the same way.  Losses of packets sent before the round began are
+ * its own: an EV is cut at most once a round.
  */
 void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		    struct mrc_ev *ev, u32 psn)
 {
 	u32 share, before = cp->cwnd;
+	bool first = false;
 
 	if (!mrc_before(psn, cp->recovery_psn)) {
 		cp->recovery_psn = msk->next_psn;
 		cp->loss_round++;
-		cp->round_evs = max_t(u16, cp->nr_active, 1);
+		/* A plane found silent has none in use: its whole table. */
+		cp->round_evs = max_t(u16, cp->nr_active ?: cp->nr_evs, 1);
 		cp->round_cwnd = cp->cwnd;
 		cp->acked = 0;
+		first = true;
 	} else if (ev->cut_round == cp->loss_round) {
 		return;
 	}
 	ev->cut_round = cp->loss_round;
 	share = DIV_ROUND_UP(cp->round_cwnd, 2 * cp->round_evs);
+	if (first)
+		share = max(share, cp->round_cwnd / 8);
 	cp->cwnd = max_t(u32, cp->cwnd - min(share, cp->cwnd), MRC_MIN_CWND);
 	cp->ssthresh = cp->cwnd;
 	trace_mrc_cwnd_cut(msk, cp - msk->planes, ev->port, before, cp->cwnd,

@@ -356,9 +356,9 @@ enum mrc_ev_state {
  * @cut_round: the plane's last round of window reductions that took this
  *	EV's share for a loss on it
  * @penalty: backoff of its first probe once retired: grows each time it
- *	fails again before it carried %MRC_EV_PROOF packets
- * @unproven: packets still to carry since it was restored before a loss
- *	on it no longer counts as the same bad path
+ *	is lost again before %MRC_EV_PROOF of its packets arrived
+ * @unproven: its packets still to arrive since it was restored before a
+ *	loss on it no longer counts as the same bad path
  * @probe_psn: PSN of the first probe sent on it since it was retired:
  *	an answer to any of them restores it
  * @losses: packets found lost on it
@@ -661,7 +661,7 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_CE_SKIP		4
 #define MRC_PROBE_MIN_NS	(500 * NSEC_PER_USEC)
 #define MRC_PROBE_MAX_NS	(100 * NSEC_PER_MSEC)
-#define MRC_EV_PROOF		64	/* packets that prove an EV restored */
+#define MRC_EV_PROOF		16	/* packets that prove an EV restored */
 #define MRC_EV_PENALTY_MAX	8	/* 500 us << 8 is past MRC_PROBE_MAX_NS */
 #define MRC_PROBE_GAP_NS	(5 * NSEC_PER_MSEC)	/* a plane's, at least */
 #define MRC_VALIDATE_TRIES	8	/* a series: 20 ms doubling, 5 s in all */

@@ -268,8 +268,6 @@ static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
 
 	ev = mrc_path_next_ev(cp, resend ? cb->ev : 0);
 	ev->tx_packets++;
-	if (ev->unproven)
-		ev->unproven--;
 	cb->plane = id;
 	cb->ev = ev->port;
 	cb->ev_idx = ev - msk->ev_table;
@@ -450,7 +448,11 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 	msk->snd_ring[cb->dsn % MRC_RING_SIZE] = NULL;
 	list_del(&skb->list);
 	if (!cb->lost) {
+		struct mrc_ev *ev = &msk->ev_table[cb->ev_idx];
+
 		cp->nr_inflight--;
+		if (ev->unproven)
+			ev->unproven--;
 		if (cb->sent > cp->rack_sent)
 			cp->rack_sent = cb->sent;
 		cp->last_acked = now;
@@ -487,16 +489,29 @@ static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now)
 	}
 }
 
+/* A silent plane: its EVs retire, and what it still holds is resent. */
+static void mrc_output_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp,
+			      enum mrc_loss why, u64 now)
+{
+	struct sk_buff *skb, *tmp;
+
+	mrc_path_silent(msk, cp, now);
+	list_for_each_entry_safe(skb, tmp, &cp->inflight, list)
+		mrc_mark_lost(msk, skb, why, now);
+}
+
 /*
  * A packet is lost when one sent after it on the same plane arrived and
- * it is still missing a quarter of a round trip later; or when one sent
- * after it on another plane arrived and it is still missing after its own
- * plane's round trip and variation (mrc_silence_ns()).  Each plane's delay
- * is its own, so that planes slower than others are not taken for lossy;
- * and a plane that turned into a black hole is found within about a round
- * trip, where its timeout waited at least two.  A plane that answered
- * nothing for that long is silent: all its EVs retire, and what it still
- * holds is found lost in turn.
+ * it is still missing a quarter of a round trip later; or, once its plane
+ * has a measured round trip, when one sent after it on another plane
+ * arrived and it is still missing after its own plane's round trip and
+ * variation (mrc_silence_ns()).  Each plane's delay is its own, so that
+ * planes slower than others are not taken for lossy; and what a plane
+ * that turned into a black hole held is resent after about a round trip,
+ * where its timeout waited at least two.  A plane that answered nothing
+ * for a whole timeout while packets sent on it are found lost this way is
+ * silent, as in mrc_output_timeout(), whose timeouts no longer fire: the
+ * packets are found lost first.
  */
 static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 {
@@ -519,7 +534,7 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 			if (now - cb->sent < reo)
 				break;
 			if (cb->sent >= cp->rack_sent) {
-				if (cb->sent >= rack_sent ||
+				if (!cp->srtt_us || cb->sent >= rack_sent ||
 				    now - cb->sent < silence)
 					break;
 				elsewhere = true;
@@ -527,8 +542,8 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 			mrc_mark_lost(msk, skb, elsewhere ? MRC_LOSS_ELSEWHERE :
 					       MRC_LOSS_GAP, now);
 		}
-		if (elsewhere && now - cp->last_acked >= silence)
-			mrc_path_silent(msk, cp, now);
+		if (elsewhere && now - cp->last_acked >= mrc_rto_ns(msk, cp))
+			mrc_output_silent(msk, cp, MRC_LOSS_ELSEWHERE, now);
 	}
 }
 
@@ -571,10 +586,7 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 			cp->backoff++;
 		if (now - cp->last_acked < rto || !mrc_plane_outlived(msk, cp))
 			continue;
-		/* A silent plane: what it still holds is resent at once. */
-		mrc_path_silent(msk, cp, now);
-		list_for_each_entry_safe(skb, tmp, &cp->inflight, list)
-			mrc_mark_lost(msk, skb, MRC_LOSS_TIMEOUT, now);
+		mrc_output_silent(msk, cp, MRC_LOSS_TIMEOUT, now);
 	}
 }
 

@@ -115,15 +115,6 @@ static void mrc_path_retire(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	trace_mrc_ev_retire(msk, cp - msk->planes, ev->port, ev->losses);
 	ev->state = MRC_EV_RETIRED;
 	ev->probe_shift = 0;
-	/*
-	 * One that fails again soon after a probe brought it back is a bad
-	 * path, not a queue that happened to drop: it stays out longer each
-	 * time, so that it carries less than the plane's good EVs.
-	 */
-	if (!ev->unproven)
-		ev->penalty = 0;
-	else if (ev->penalty < MRC_EV_PENALTY_MAX)
-		ev->penalty++;
 	ev->next_probe = now + mrc_path_probe_interval(cp, ev->penalty);
 	cp->nr_active--;
 	cp->retirements++;
@@ -148,16 +139,26 @@ static void mrc_path_restore(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 
 /*
  * A packet sent on @ev was lost.  The EV is retired, unless a packet sent
- * after it on the same plane got through (@timeout false) and it is the
- * last EV of the plane in use: the plane works, and one loss on it is
- * more likely a drop in a queue than a broken path.
+ * after it got through (@timeout false) and it is the last EV of the
+ * plane in use: the plane works, and one loss on it is more likely a drop
+ * in a queue than a broken path.  One lost again before %MRC_EV_PROOF of
+ * its packets arrived since a probe brought it back is a bad path, not a
+ * queue that happened to drop: it stays out longer each time, so that it
+ * carries less than the plane's good EVs.
  */
 void mrc_path_lost(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		   struct mrc_ev *ev, bool timeout, u64 now)
 {
 	ev->losses++;
-	if (timeout || cp->nr_active > 1)
-		mrc_path_retire(msk, cp, ev, now);
+	if (!timeout && cp->nr_active <= 1)
+		return;
+	if (ev->state == MRC_EV_ACTIVE) {
+		if (!ev->unproven)
+			ev->penalty = 0;
+		else if (ev->penalty < MRC_EV_PENALTY_MAX)
+			ev->penalty++;
+	}
+	mrc_path_retire(msk, cp, ev, now);
 }
 
 /*
