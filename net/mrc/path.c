@@ -138,13 +138,31 @@ static void mrc_path_restore(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 }
 
 /*
+ * Whether @ev lost at least twice the plane's share of its packets, and a
+ * few: a path worse than the others, not one that met the plane's queues
+ * (or reordering) by chance.
+ */
+static bool mrc_path_ev_worse(const struct mrc_conn_plane *cp,
+			      const struct mrc_ev *ev)
+{
+	u64 losses = 0;
+	u32 i;
+
+	if (ev->losses < 4)
+		return false;
+	for (i = 0; i < cp->nr_evs; i++)
+		losses += cp->evs[i].losses;
+	return (u64)ev->losses * cp->tx_packets > 2 * losses * ev->tx_packets;
+}
+
+/*
  * A packet sent on @ev was lost.  The EV is retired, unless a packet sent
  * after it got through (@timeout false) and it is the last EV of the
  * plane in use: the plane works, and one loss on it is more likely a drop
  * in a queue than a broken path.  One lost again before %MRC_EV_PROOF of
- * its packets arrived since a probe brought it back is a bad path, not a
- * queue that happened to drop: it stays out longer each time, so that it
- * carries less than the plane's good EVs.
+ * its packets arrived since a probe brought it back, and worse than the
+ * plane's others, is a bad path, not a queue that happened to drop: it
+ * stays out longer each time, so that it carries less than the good EVs.
  */
 void mrc_path_lost(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		   struct mrc_ev *ev, bool timeout, u64 now)
@@ -155,7 +173,8 @@ void mrc_path_lost(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	if (ev->state == MRC_EV_ACTIVE) {
 		if (!ev->unproven)
 			ev->penalty = 0;
-		else if (ev->penalty < MRC_EV_PENALTY_MAX)
+		else if (ev->penalty < MRC_EV_PENALTY_MAX &&
+			 mrc_path_ev_worse(cp, ev))
 			ev->penalty++;
 	}
 	mrc_path_retire(msk, cp, ev, now);
