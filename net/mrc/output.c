@@ -426,7 +426,12 @@ static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 	if (why == MRC_LOSS_PLANE_DOWN)
 		return;
 	mrc_cc_on_loss(msk, cp, &msk->ev_table[cb->ev_idx], cb->psn);
-	if (why != MRC_LOSS_TRIM)
+	/*
+	 * A trim is congestion, not a broken path; a loss found on other
+	 * planes' evidence says nothing of the EV, and a plane that is a
+	 * black hole is found silent whole.
+	 */
+	if (why != MRC_LOSS_TRIM && why != MRC_LOSS_ELSEWHERE)
 		mrc_path_lost(msk, cp, &msk->ev_table[cb->ev_idx],
 			      why == MRC_LOSS_TIMEOUT, now);
 }

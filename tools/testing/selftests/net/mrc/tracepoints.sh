@@ -17,7 +17,7 @@
 # - losses on one EV cost its plane only that EV's share of the window: a
 #   filter drops one packet in three that carry one EV of plane 1, under a
 #   long transfer; mrc_cwnd_cut shows that EV's losses cutting plane 1's
-#   window, never by more than a quarter while 4 EVs or more are in use (a
+#   window, never by more than a quarter while 8 EVs or more are in use (a
 #   plane's window was halved by any loss on it), that EV carries less
 #   than half the packets of plane 1's average EV, and plane 1's other EVs
 #   carry at least half as many each as plane 2's;
@@ -315,11 +315,11 @@ ev_share()
 		"$trace/trace" > "$tmp/cuts"
 	cuts=$(grep -c " ev=$ev " "$tmp/cuts")
 	# The largest cut, in 1/100 of the window it cut.
-	# The largest cut of a window of 8 or more while 4 EVs or more were
+	# The largest cut of a window of 8 or more while 8 EVs or more were
 	# in use (the others may retire too, for losses of their own).
 	worst=$(sed -E 's/.*cwnd=([0-9]+)->([0-9]+) evs=([0-9]+).*/\1 \2 \3/' \
 		"$tmp/cuts" |
-		awk '$1 >= 8 && $3 >= 4 { p = int(($1 - $2) * 100 / $1); if (p > w) w = p }
+		awk '$1 >= 8 && $3 >= 8 { p = int(($1 - $2) * 100 / $1); if (p > w) w = p }
 		     END { print w + 0 }')
 	mrc_info "$cid, EV $ev of plane 1: $lossy packets, its other" \
 		"$((evs - 1)) EVs: $others, plane 2's $evs: $plane2;" \
