@@ -70,6 +70,13 @@ trap cleanup EXIT
 
 mkdir "$trace" || exit "$KSFT_FAIL"
 echo 8192 > "$trace/buffer_size_kb"
+# No comm or tgid recording: it hooks sched_switch whenever the instance
+# goes from no event to one, and the kernel patches that jump in
+# __schedule() while every CPU runs it, which QEMU's TCG gets wrong now
+# and then (Oops: int3 in __schedule).  The events are switched with no
+# transfer running, and a filter, not a switch, silences one during it.
+echo 0 > "$trace/options/record-cmd"
+[ -e "$trace/options/record-tgid" ] && echo 0 > "$trace/options/record-tgid"
 
 # events_exist: events/mrc/ has every event we document.
 events_exist()
@@ -212,7 +219,7 @@ xfer_on_ev()
 	cli=$!
 	mrc_wait_for 20 traced "mrc_send: .*plane=1 " ||
 		mrc_fail "no mrc_send on plane 1" || return 1
-	echo 0 > "$trace/events/mrc/mrc_send/enable"
+	echo "plane == 255" > "$trace/events/mrc/mrc_send/filter"
 	line=$(grep -m 1 -Eo "mrc_send: cid=0x[0-9a-f]+ plane=1 ev=[0-9]+" \
 		"$trace/trace")
 	cid=${line#mrc_send: }
@@ -373,8 +380,12 @@ for fam in 4 6; do
 	fi
 	peer=$(mrc_addr "$fam" 1 2)
 	mrc_check "IPv$fam: mrc_state follows both ends of a connection" life
-	[ "$fam" = 6 ] ||
+	if [ "$fam" = 4 ]; then
 		mrc_check "perf record -e 'mrc:*' sees a connection" perf_sees
+		# perf's switch in __schedule() goes back a second after it
+		# ends (a deferred static key): let that happen while idle.
+		sleep 2
+	fi
 	mrc_check "IPv$fam: a black-holed EV is retired by its port and label, then restored" \
 		black_hole
 	drop_ev
