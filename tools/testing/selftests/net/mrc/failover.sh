@@ -14,8 +14,7 @@
 # - all planes but one cut, then restored one by one: each restored plane
 #   carries data again;
 # - one plane black-holed (netem loss 100%), then healed: its EVs are
-#   retired, the plane found silent by the packets that overtook its own
-#   on the other planes (PlaneSilent, LossElsewhere), probed one at a time
+#   retired, the plane found silent (PlaneSilent), probed one at a time
 #   (at most one probe every 5 ms on the plane) and restored while the
 #   connection lives;
 # - a plane flapping every 100 ms;
@@ -759,14 +758,14 @@ black_hole()
 	if [ "$rc" = 0 ]; then
 		if mrc_wait_for 20 retired "$k"; then
 			mrc_info "black-holed: $(plane_figures "$k")"
-			# Found by the packets that overtook it on the other
-			# planes, not by its timeouts.
+			# Found silent, by its timeouts or by the packets that
+			# overtook its own on the other planes: on these planes
+			# (a round trip of about 1 ms, 2 ms of margin for both)
+			# either may come first.
 			mrc_stats_delta "$A" "$tmp" > "$tmp/stats"
 			mrc_info "$(grep -E '^(LossElsewhere|LossTimeout|PlaneSilent) ' "$tmp/stats" | tr -s ' \n' '  ')"
-			[ "$(mrc_stat PlaneSilent "$tmp/stats")" -ge 1 ] &&
-				[ "$(mrc_stat LossElsewhere "$tmp/stats")" -ge 1 ] ||
-				mrc_fail "the black hole was not found by packets of other planes" ||
-				rc=1
+			[ "$(mrc_stat PlaneSilent "$tmp/stats")" -ge 1 ] ||
+				mrc_fail "plane $k was not found silent" || rc=1
 		else
 			sample
 			mrc_fail "plane $k not retired: $(plane_figures "$k")"
