@@ -8,12 +8,19 @@
 
 #include "mrc.h"
 
-/* RFC 6298 smoothing, in microseconds. */
+/*
+ * RFC 6298 smoothing, in microseconds; and the smallest round trips, of
+ * the plane (its base) and of the current round, for the queueing delay.
+ */
 void mrc_cc_rtt_sample(struct mrc_conn_plane *cp, u32 rtt_us)
 {
 	u32 delta;
 
 	cp->backoff = 0;
+	if (!cp->base_rtt_us || rtt_us < cp->base_rtt_us)
+		cp->base_rtt_us = rtt_us;
+	if (!cp->round_rtt_us || rtt_us < cp->round_rtt_us)
+		cp->round_rtt_us = rtt_us;
 	if (!cp->srtt_us) {
 		cp->srtt_us = rtt_us;
 		cp->rttvar_us = rtt_us / 2;
@@ -114,29 +121,69 @@ u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
 }
 
 /*
- * Reno growth, and once a round trip the DCTCP reaction to CE marks: the
- * window shrinks by half the smoothed fraction of marked packets.
+ * The packets of the window beyond what @target_us of queueing delay
+ * holds, at most half of it.  The round's smallest round trip less the
+ * plane's smallest is the queue our packets found at its shortest: a host
+ * that stalls now and then inflates some samples, not all of a round's.
+ * At the rate the window gives, cwnd / rtt, the queue beyond the target
+ * holds cwnd * (queue - target) / rtt packets; flows that share the queue
+ * each hold their window's part of it, and together take out the excess.
  */
-void mrc_cc_on_ack(struct mrc_conn_plane *cp, u32 psn)
+static u32 mrc_cc_delay_cut(const struct mrc_conn_plane *cp, u32 target_us)
+{
+	u32 rtt = cp->round_rtt_us, queue;
+
+	if (!target_us || !rtt)
+		return 0;
+	queue = rtt - cp->base_rtt_us;
+	if (queue <= target_us)
+		return 0;
+	return min_t(u32, div_u64((u64)cp->cwnd * (queue - target_us), rtt),
+		     cp->cwnd / 2);
+}
+
+/*
+ * The end of a round trip: the DCTCP reaction to CE marks (half the
+ * smoothed fraction of marked packets) or to a queue longer than the
+ * target delay, whichever takes more.  Either ends slow start.
+ */
+static void mrc_cc_round_end(struct mrc_sock *msk, struct mrc_conn_plane *cp)
+{
+	/* Marks of packets acknowledged earlier count too: clamp. */
+	u32 frac = min(cp->ce_marked, cp->ce_acked) * 1024 / cp->ce_acked;
+	u32 cut = 0, delay_cut, before = cp->cwnd;
+
+	cp->ce_alpha = min(cp->ce_alpha - cp->ce_alpha / 16 + frac / 16,
+			   1024U);
+	if (cp->ce_marked)
+		cut = cp->cwnd * cp->ce_alpha / 2048;
+	delay_cut = mrc_cc_delay_cut(cp, msk->params.target_delay_us);
+	if (delay_cut > cut) {
+		trace_mrc_cwnd_delay(msk, cp - msk->planes, cp->base_rtt_us,
+				     cp->round_rtt_us - cp->base_rtt_us,
+				     before, max_t(u32, before - delay_cut,
+						   MRC_MIN_CWND));
+		cut = delay_cut;
+	}
+	if (cut) {
+		cp->cwnd = max_t(u32, cp->cwnd - cut, MRC_MIN_CWND);
+		cp->ssthresh = cp->cwnd;
+	}
+	cp->ce_acked = 0;
+	cp->ce_marked = 0;
+	cp->round_rtt_us = 0;
+	cp->ce_round_psn = msk->next_psn;
+}
+
+/*
+ * Reno growth, and the reactions of mrc_cc_round_end() once a round trip:
+ * a round ends with the acknowledgment of a packet sent after it began.
+ */
+void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn)
 {
 	cp->ce_acked++;
-	if (!mrc_before(psn, cp->ce_round_psn)) {
-		/* Marks of packets acknowledged earlier count too: clamp. */
-		u32 frac = min(cp->ce_marked, cp->ce_acked) * 1024 /
-			   cp->ce_acked;
-
-		cp->ce_alpha = min(cp->ce_alpha - cp->ce_alpha / 16 + frac / 16,
-				   1024U);
-		if (cp->ce_marked) {
-			cp->cwnd = max_t(u32, cp->cwnd -
-					 cp->cwnd * cp->ce_alpha / 2048,
-					 MRC_MIN_CWND);
-			cp->ssthresh = cp->cwnd;
-		}
-		cp->ce_acked = 0;
-		cp->ce_marked = 0;
-		cp->ce_round_psn = psn + cp->cwnd;
-	}
+	if (!mrc_before(psn, cp->ce_round_psn))
+		mrc_cc_round_end(msk, cp);
 
 	if (cp->cwnd < cp->ssthresh) {
 		cp->cwnd++;

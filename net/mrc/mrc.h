@@ -39,6 +39,8 @@
  * @rto_max_ms: the bound of the timeout's backoff
  * @ack_delay_us: how long an acknowledgment may wait for more data
  * @init_cwnd: each plane's first congestion window, in packets
+ * @target_delay_us: the queueing delay a plane's window aims at; 0 for
+ *	reactions to losses and CE marks only
  */
 struct mrc_conn_params {
 	u32	connect_timeout_ms;
@@ -48,6 +50,7 @@ struct mrc_conn_params {
 	u32	rto_max_ms;
 	u32	ack_delay_us;
 	u32	init_cwnd;
+	u32	target_delay_us;
 };
 
 /**
@@ -274,6 +277,8 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @acked: packets acknowledged since @cwnd last grew in avoidance
  * @srtt_us: smoothed round-trip time; 0 before the first sample
  * @rttvar_us: its variation
+ * @base_rtt_us: the smallest round trip measured; 0 before the first
+ * @round_rtt_us: the smallest of the current round of ECN accounting
  * @backoff: timeouts on the plane since its last round-trip sample: its
  *	timeout doubles with each (Karn), whatever the other planes hear
  * @rack_sent: send time of the latest-sent packet known delivered
@@ -285,7 +290,8 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @round_cwnd: @cwnd when the round began
  * @ce_acked: packets acknowledged in this round of ECN accounting
  * @ce_marked: of those, packets that arrived marked
- * @ce_round_psn: the round of ECN accounting ends with this PSN
+ * @ce_round_psn: the round of ECN accounting and of queueing delay ends
+ *	with the acknowledgment of this PSN or a later one
  * @ce_alpha: smoothed fraction of marked packets, in 1/1024
  * @tx_packets: DATA packets sent, resends included
  * @tx_bytes: payload bytes sent
@@ -321,6 +327,8 @@ struct mrc_conn_plane {
 	u32			acked;
 	u32			srtt_us;
 	u32			rttvar_us;
+	u32			base_rtt_us;
+	u32			round_rtt_us;
 	u64			rack_sent;
 	u64			last_acked;
 	u32			recovery_psn;
@@ -825,7 +833,7 @@ u64 mrc_srtt_ns(const struct mrc_conn_plane *cp);
 u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp);
 u64 mrc_silence_ns(const struct mrc_conn_plane *cp);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
-void mrc_cc_on_ack(struct mrc_conn_plane *cp, u32 psn);
+void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn);
 void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		    struct mrc_ev *ev, u32 psn);
 

@@ -461,7 +461,7 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 		if (cb->sent > cp->rack_sent)
 			cp->rack_sent = cb->sent;
 		cp->last_acked = now;
-		mrc_cc_on_ack(cp, cb->psn);
+		mrc_cc_on_ack(msk, cp, cb->psn);
 	}
 	if (cb->flags & MRC_F_FIN)
 		msk->fin_acked = true;

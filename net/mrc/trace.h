@@ -193,6 +193,28 @@ TRACE_EVENT(mrc_cwnd_cut,
 		      __entry->before, __entry->after, __entry->evs)
 );
 
+/* A queue longer than the target delay cut a plane's window. */
+TRACE_EVENT(mrc_cwnd_delay,
+	    TP_PROTO(const struct mrc_sock *msk, int plane, u32 base_us,
+		     u32 queue_us, u32 before, u32 after),
+	    TP_ARGS(msk, plane, base_us, queue_us, before, after),
+	    TP_STRUCT__entry(__field(u32, cid)
+			     __field(u8, plane)
+			     __field(u32, base_us)
+			     __field(u32, queue_us)
+			     __field(u32, before)
+			     __field(u32, after)),
+	    TP_fast_assign(__entry->cid = msk->lcid;
+			   __entry->plane = plane;
+			   __entry->base_us = base_us;
+			   __entry->queue_us = queue_us;
+			   __entry->before = before;
+			   __entry->after = after;),
+	    TP_printk("cid=0x%08x plane=%u base_us=%u queue_us=%u cwnd=%u->%u",
+		      __entry->cid, __entry->plane, __entry->base_us,
+		      __entry->queue_us, __entry->before, __entry->after)
+);
+
 /* A NACK: a switch trimmed the packet of this PSN on its way. */
 TRACE_EVENT(mrc_nack,
 	    TP_PROTO(const struct mrc_sock *msk, int plane, u16 ev, u32 psn,
