@@ -21,6 +21,8 @@ void mrc_cc_rtt_sample(struct mrc_conn_plane *cp, u32 rtt_us)
 		cp->base_rtt_us = rtt_us;
 	if (!cp->round_rtt_us || rtt_us < cp->round_rtt_us)
 		cp->round_rtt_us = rtt_us;
+	if (cp->round_samples < U8_MAX)
+		cp->round_samples++;
 	if (!cp->srtt_us) {
 		cp->srtt_us = rtt_us;
 		cp->rttvar_us = rtt_us / 2;
@@ -51,34 +53,53 @@ u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp)
 }
 
 /*
+ * What the window lets a round trip grow to before it reacts: the base
+ * and twice the target, as a round ends over the target before the cut
+ * takes effect.  Timeouts below it take the tail of our own queue for
+ * lost (the smoothed round trip averages the queue's head and tail).
+ */
+static u64 mrc_queue_allowance_ns(const struct mrc_sock *msk,
+				  const struct mrc_conn_plane *cp)
+{
+	if (!msk->params.target_delay_us || !cp->base_rtt_us)
+		return 0;
+	return ((u64)cp->base_rtt_us + 2ULL * msk->params.target_delay_us) *
+	       NSEC_PER_USEC + MRC_RTO_VAR_MIN_NS;
+}
+
+/*
  * How long a packet may go unanswered while packets sent after it on other
  * planes got through: its plane's round trip and variation, with the
- * timeout's floor on the variation, but not the timeout's floor of two
- * round trips, which a queue on the plane inflates.
+ * timeout's floor on the variation and the queue the window allows, but
+ * not the timeout's floor of two round trips, which a queue on the plane
+ * inflates.
  */
-u64 mrc_silence_ns(const struct mrc_conn_plane *cp)
+u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
 {
 	u64 var = max_t(u64, 4 * (u64)cp->rttvar_us * NSEC_PER_USEC,
 			MRC_RTO_VAR_MIN_NS);
 
-	return mrc_srtt_ns(cp) + max(var, mrc_reorder_window_ns(cp));
+	return max(mrc_srtt_ns(cp) + max(var, mrc_reorder_window_ns(cp)),
+		   mrc_queue_allowance_ns(msk, cp));
 }
 
 /*
  * A plane's timeout from its own round trips, 0 before the first.  The
- * variation term has a floor, and the whole at least two round trips: a
- * timeout costs a path, hosts stall for a few milliseconds now and then,
- * and a queue that builds up stretches the round trip faster than the
- * smoothing follows.
+ * variation term has a floor, and the whole at least two round trips and
+ * the queue the window allows: a timeout costs a path, hosts stall for a
+ * few milliseconds now and then, and a queue that builds up stretches the
+ * round trip faster than the smoothing follows.
  */
-static u64 mrc_measured_rto_ns(const struct mrc_conn_plane *cp)
+static u64 mrc_measured_rto_ns(const struct mrc_sock *msk,
+			       const struct mrc_conn_plane *cp)
 {
 	u64 srtt = (u64)cp->srtt_us * NSEC_PER_USEC;
 
 	if (!srtt)
 		return 0;
-	return max(srtt + max_t(u64, 4 * (u64)cp->rttvar_us * NSEC_PER_USEC,
-				MRC_RTO_VAR_MIN_NS), 2 * srtt);
+	return max3(srtt + max_t(u64, 4 * (u64)cp->rttvar_us * NSEC_PER_USEC,
+				 MRC_RTO_VAR_MIN_NS), 2 * srtt,
+		    mrc_queue_allowance_ns(msk, cp));
 }
 
 /*
@@ -96,10 +117,11 @@ u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
 	 * planes of a connection join the same two hosts, and a timeout
 	 * shorter than the round trip retires the plane's EVs for nothing.
 	 */
-	rto = mrc_measured_rto_ns(cp);
+	rto = mrc_measured_rto_ns(msk, cp);
 	if (!rto)
 		rto = max(MRC_RTO_INIT_NS,
-			  mrc_measured_rto_ns(&msk->planes[msk->syn_plane]));
+			  mrc_measured_rto_ns(msk,
+					      &msk->planes[msk->syn_plane]));
 	/*
 	 * rto_max bounds the backoff, not a measured round trip: a timeout
 	 * shorter than the round trip declares every packet lost (and
@@ -125,6 +147,8 @@ u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
  * holds, at most half of it.  The round's smallest round trip less the
  * plane's smallest is the queue our packets found at its shortest: a host
  * that stalls now and then inflates some samples, not all of a round's.
+ * A round of fewer than MRC_DELAY_SAMPLES samples (one an acknowledgment)
+ * is too short to tell: its samples count in the next.
  * At the rate the window gives, cwnd / rtt, the queue beyond the target
  * holds cwnd * (queue - target) / rtt packets; flows that share the queue
  * each hold their window's part of it, and together take out the excess.
@@ -133,7 +157,7 @@ static u32 mrc_cc_delay_cut(const struct mrc_conn_plane *cp, u32 target_us)
 {
 	u32 rtt = cp->round_rtt_us, queue;
 
-	if (!target_us || !rtt)
+	if (!target_us || cp->round_samples < MRC_DELAY_SAMPLES)
 		return 0;
 	queue = rtt - cp->base_rtt_us;
 	if (queue <= target_us)
@@ -171,7 +195,11 @@ static void mrc_cc_round_end(struct mrc_sock *msk, struct mrc_conn_plane *cp)
 	}
 	cp->ce_acked = 0;
 	cp->ce_marked = 0;
-	cp->round_rtt_us = 0;
+	/* Too few samples for a smallest: the next round adds to them. */
+	if (cp->round_samples >= MRC_DELAY_SAMPLES) {
+		cp->round_rtt_us = 0;
+		cp->round_samples = 0;
+	}
 	cp->ce_round_psn = msk->next_psn;
 }
 

@@ -279,6 +279,7 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @rttvar_us: its variation
  * @base_rtt_us: the smallest round trip measured; 0 before the first
  * @round_rtt_us: the smallest of the current round of ECN accounting
+ * @round_samples: round trips measured in that round (saturates)
  * @backoff: timeouts on the plane since its last round-trip sample: its
  *	timeout doubles with each (Karn), whatever the other planes hear
  * @rack_sent: send time of the latest-sent packet known delivered
@@ -333,6 +334,7 @@ struct mrc_conn_plane {
 	u64			last_acked;
 	u32			recovery_psn;
 	u8			loss_round;
+	u8			round_samples;
 	u16			round_evs;
 	u32			round_cwnd;
 	u32			ce_acked;
@@ -620,6 +622,7 @@ struct mrc_skb_cb {
 	u8	ev_idx;	/* in &mrc_sock.ev_table */
 	u8	sent_once:1,
 		lost:1,
+		outlived:1,	/* lost for want of an answer on its plane */
 		first_plane:4;
 };
 
@@ -681,6 +684,7 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_RTO_INIT_NS		(20 * NSEC_PER_MSEC)
 #define MRC_TIMER_MIN_NS	(10 * NSEC_PER_USEC)
 #define MRC_RTO_VAR_MIN_NS	(2 * NSEC_PER_MSEC)
+#define MRC_DELAY_SAMPLES	4	/* round trips a queue is judged on */
 #define MRC_REORDER_MIN_NS	(200 * NSEC_PER_USEC)
 #define MRC_FIN_WAIT_NS		(10ULL * NSEC_PER_SEC)
 #define MRC_ORPHAN_STALL_NS	(10ULL * NSEC_PER_SEC)
@@ -696,6 +700,15 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_SNDBUF_STREAM	(4 << 20)
 #define MRC_SNDBUF_SEQPACKET	(40 << 20)
 #define MRC_RCVBUF_DEFAULT	(4 << 20)
+
+/* Why a DATA packet was taken for lost (tracepoint mrc_lost). */
+enum mrc_loss {
+	MRC_LOSS_GAP,		/* later packets on the plane arrived */
+	MRC_LOSS_TIMEOUT,	/* nothing came back in time */
+	MRC_LOSS_TRIM,		/* a switch cut the payload: congestion */
+	MRC_LOSS_PLANE_DOWN,	/* the local plane went away */
+	MRC_LOSS_ELSEWHERE,	/* later packets on other planes arrived */
+};
 
 #include "trace.h"
 
@@ -831,7 +844,7 @@ void mrc_cc_rtt_sample(struct mrc_conn_plane *cp, u32 rtt_us);
 void mrc_cc_rtt_since(struct mrc_conn_plane *cp, u64 start, u64 now);
 u64 mrc_srtt_ns(const struct mrc_conn_plane *cp);
 u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp);
-u64 mrc_silence_ns(const struct mrc_conn_plane *cp);
+u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn);
 void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
@@ -839,7 +852,7 @@ void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 
 /* path.c */
 bool mrc_path_plane_up(struct mrc_sock *msk, int id);
-int mrc_path_pick_plane(struct mrc_sock *msk, int avoid);
+int mrc_path_pick_plane(struct mrc_sock *msk, int avoid, bool strict);
 struct mrc_ev *mrc_path_next_ev(struct mrc_conn_plane *cp, u16 avoid);
 void mrc_path_lost(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		   struct mrc_ev *ev, bool timeout,

@@ -337,7 +337,7 @@ void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
 	while (!list_empty(&msk->rtx_queue) && budget) {
 		skb = list_first_entry(&msk->rtx_queue, struct sk_buff, list);
 		cb = MRC_SKB_CB(skb);
-		id = mrc_path_pick_plane(msk, cb->plane);
+		id = mrc_path_pick_plane(msk, cb->plane, cb->outlived);
 		if (id < 0)
 			return;
 		list_del(&skb->list);
@@ -350,7 +350,7 @@ void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
 		if (!mrc_before(msk->snd_nxt, msk->snd_wnd_end) ||
 		    msk->snd_nxt - msk->snd_una >= MRC_RING_SIZE)
 			break;
-		id = mrc_path_pick_plane(msk, -1);
+		id = mrc_path_pick_plane(msk, -1, false);
 		if (id < 0)
 			break;
 		/* After a silence, the peer's clock starts now. */
@@ -396,14 +396,6 @@ void mrc_output_free_skb(struct mrc_sock *msk, struct sk_buff *skb)
 	kfree_skb(skb);
 }
 
-enum mrc_loss {
-	MRC_LOSS_GAP,		/* later packets on the plane arrived */
-	MRC_LOSS_TIMEOUT,	/* nothing came back in time */
-	MRC_LOSS_TRIM,		/* a switch cut the payload: congestion */
-	MRC_LOSS_PLANE_DOWN,	/* the local plane went away */
-	MRC_LOSS_ELSEWHERE,	/* later packets on other planes arrived */
-};
-
 /* Queue a packet for resending, and learn from the loss. */
 static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 			  enum mrc_loss why, u64 now)
@@ -421,8 +413,10 @@ static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 	list_del(&skb->list);
 	cp->nr_inflight--;
 	cb->lost = 1;
+	cb->outlived = why == MRC_LOSS_ELSEWHERE || why == MRC_LOSS_TIMEOUT;
 	list_add_tail(&skb->list, &msk->rtx_queue);
 	MRC_MSK_INC_STATS(msk, mib[why]);
+	trace_mrc_lost(msk, cb->plane, cb->ev, cb->psn, cb->dsn, why);
 	if (why == MRC_LOSS_PLANE_DOWN)
 		return;
 	mrc_cc_on_loss(msk, cp, &msk->ev_table[cb->ev_idx], cb->psn);
@@ -530,7 +524,7 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 		u64 reo = mrc_srtt_ns(cp) + mrc_reorder_window_ns(cp);
-		u64 silence = mrc_silence_ns(cp);
+		u64 silence = mrc_silence_ns(msk, cp);
 		bool elsewhere = false;
 
 		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
@@ -772,7 +766,7 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 		return;
 	/* Never to an address that did not prove it is the peer's. */
 	if (!mrc_path_usable(msk, id))
-		id = mrc_path_pick_plane(msk, -1);
+		id = mrc_path_pick_plane(msk, -1, false);
 	if (id < 0)
 		id = msk->syn_plane;
 	skb = mrc_alloc_skb(struct_size(ack, sack, MRC_MAX_SACK_BLOCKS),
@@ -906,7 +900,7 @@ u32 mrc_output_probe_ev(struct mrc_sock *msk, int id, u16 ev, u32 dsn,
 
 void mrc_output_probe(struct mrc_sock *msk, struct sk_buff_head *queue)
 {
-	int id = mrc_path_pick_plane(msk, -1);
+	int id = mrc_path_pick_plane(msk, -1, false);
 
 	if (id >= 0)
 		mrc_output_probe_ev(msk, id, mrc_some_ev(msk, id), msk->snd_una,
@@ -919,7 +913,7 @@ void mrc_output_probe(struct mrc_sock *msk, struct sk_buff_head *queue)
  */
 void mrc_output_rst(struct mrc_sock *msk, struct sk_buff_head *queue)
 {
-	int id = mrc_path_pick_plane(msk, -1);
+	int id = mrc_path_pick_plane(msk, -1, false);
 
 	if (id < 0)
 		id = msk->syn_plane;

@@ -49,11 +49,15 @@ bool mrc_path_usable(struct mrc_sock *msk, int id)
 /*
  * Round robin over the shared, validated planes that are up, have an EV
  * in use and room in their congestion window; @avoid only when nothing
- * else will do.
+ * else will do.  With @strict, @avoid only when no other plane could take
+ * a packet at all, full or not: a packet that other planes outlived (see
+ * mrc_detect_loss()) waits for room on them rather than go back into what
+ * may be a black hole.
  */
-int mrc_path_pick_plane(struct mrc_sock *msk, int avoid)
+int mrc_path_pick_plane(struct mrc_sock *msk, int avoid, bool strict)
 {
 	int i, id, fallback = -1;
+	bool others = false;
 
 	for (i = 0; i < MRC_MAX_PLANES; i++) {
 		struct mrc_conn_plane *cp;
@@ -62,17 +66,20 @@ int mrc_path_pick_plane(struct mrc_sock *msk, int avoid)
 		if (!(msk->plane_mask & BIT(id)))
 			continue;
 		cp = &msk->planes[id];
-		if (!cp->nr_active || cp->nr_inflight >= cp->cwnd ||
-		    !mrc_path_usable(msk, id))
+		if (!cp->nr_active || !mrc_path_usable(msk, id))
 			continue;
 		if (id == avoid) {
-			fallback = id;
+			if (cp->nr_inflight < cp->cwnd)
+				fallback = id;
 			continue;
 		}
+		others = true;
+		if (cp->nr_inflight >= cp->cwnd)
+			continue;
 		msk->next_plane = id + 1;
 		return id;
 	}
-	return fallback;
+	return strict && others ? -1 : fallback;
 }
 
 /*

@@ -74,7 +74,7 @@ static const struct mrc_sysctl mrc_sysctl_defaults = {
 		.rto_max_ms		= 1000,
 		.ack_delay_us		= 50,
 		.init_cwnd		= 32,
-		.target_delay_us	= 1000,
+		.target_delay_us	= 2000,
 	},
 	.rst_rate		= 1000,
 	.rst_rate_source	= 100,

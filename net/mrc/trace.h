@@ -78,6 +78,40 @@ TRACE_EVENT(mrc_send,
 		      __entry->resend ? " resend" : "")
 );
 
+TRACE_DEFINE_ENUM(MRC_LOSS_GAP);
+TRACE_DEFINE_ENUM(MRC_LOSS_TIMEOUT);
+TRACE_DEFINE_ENUM(MRC_LOSS_TRIM);
+TRACE_DEFINE_ENUM(MRC_LOSS_PLANE_DOWN);
+TRACE_DEFINE_ENUM(MRC_LOSS_ELSEWHERE);
+
+/* A DATA packet taken for lost, to be resent, and why. */
+TRACE_EVENT(mrc_lost,
+	    TP_PROTO(const struct mrc_sock *msk, int plane, u16 ev, u32 psn,
+		     u32 dsn, enum mrc_loss why),
+	    TP_ARGS(msk, plane, ev, psn, dsn, why),
+	    TP_STRUCT__entry(__field(u32, cid)
+			     __field(u8, plane)
+			     __field(u16, ev)
+			     __field(u32, psn)
+			     __field(u32, dsn)
+			     __field(u8, why)),
+	    TP_fast_assign(__entry->cid = msk->lcid;
+			   __entry->plane = plane;
+			   __entry->ev = ev;
+			   __entry->psn = psn;
+			   __entry->dsn = dsn;
+			   __entry->why = why;),
+	    TP_printk("cid=0x%08x plane=%u ev=%u psn=%u dsn=%u why=%s",
+		      __entry->cid, __entry->plane, __entry->ev, __entry->psn,
+		      __entry->dsn,
+		      __print_symbolic(__entry->why,
+				       { MRC_LOSS_GAP,		"gap" },
+				       { MRC_LOSS_TIMEOUT,	"timeout" },
+				       { MRC_LOSS_TRIM,		"trim" },
+				       { MRC_LOSS_PLANE_DOWN,	"plane_down" },
+				       { MRC_LOSS_ELSEWHERE,	"elsewhere" }))
+);
+
 TRACE_EVENT(mrc_ack,
 	    TP_PROTO(const struct mrc_sock *msk, bool nack, u32 cum_dsn,
 		     u8 nr_sack, u32 snd_una, u16 echo_ev, u32 echo_psn),
