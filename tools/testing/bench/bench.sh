@@ -8,7 +8,7 @@
 # OUT/results.jsonl; tools/testing/bench/report turns them into a table
 # and plots.
 #
-#   bench.sh [-q] [-e] [-o OUT] [-r MBIT] [-d SECONDS] [-N CONNS] [-T mrc,tcp,mptcp] [SCENARIO...]
+#   bench.sh [-q] [-e] [-o OUT] [-r MBIT] [-d SECONDS] [-N CONNS] [-T mrc,tcp,mptcp] [-s NAME=VALUE] [SCENARIO...]
 #
 #   -q   quick mode: short runs of a few scenarios (a smoke test for CI)
 #   -o   output directory (default /tmp/bench)
@@ -20,6 +20,8 @@
 #   -d   length of each bulk run in seconds (default 10; 4 with -q)
 #   -N   idle connected pairs in the conns scenario (default 2000; 100 with -q)
 #   -T   transports (default mrc,tcp,mptcp)
+#   -s   NAME=VALUE: net.mrc.NAME in every namespace made (repeatable),
+#        to compare settings, e.g. -s target_delay_us=0
 #
 # Scenarios: planes1 planes2 planes4 planes8 fabric blackhole linkdown
 # rtt1 rtt5 unlimited pingpong conns torch_allreduce (default: all; with
@@ -43,7 +45,8 @@ rate=100
 dur=
 transports=mrc,tcp,mptcp
 nconns=
-while getopts "qeo:r:d:N:T:h" opt; do
+sysctls=()
+while getopts "qeo:r:d:N:T:s:h" opt; do
 	case $opt in
 	q) quick=1 ;;
 	o) out=$OPTARG ;;
@@ -52,6 +55,7 @@ while getopts "qeo:r:d:N:T:h" opt; do
 	d) dur=$OPTARG ;;
 	N) nconns=$OPTARG ;;
 	T) transports=$OPTARG ;;
+	s) sysctls+=("net.mrc.$OPTARG") ;;
 	*) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
@@ -85,6 +89,7 @@ mkdir -p "$out"
 res=$out/results.jsonl
 : > "$res"
 : > "$out/log.txt"
+[ ${#sysctls[@]} = 0 ] || echo "settings: ${sysctls[*]}" >> "$out/log.txt"
 work=$(mktemp -d)
 A=bench-a
 B=bench-b
@@ -119,6 +124,8 @@ ns_add()
 {
 	for ns in "$@"; do
 		ip netns add "$ns" && ip -n "$ns" link set lo up || return 1
+		[ ${#sysctls[@]} = 0 ] ||
+			ip netns exec "$ns" sysctl -qw "${sysctls[@]}" || return 1
 	done
 }
 
