@@ -20,6 +20,16 @@
 #   what the plane carries here without one, in Mbit/s, at most 100,
 #   over a buffer of four bandwidth-delay products and at least
 #   16 KiB) runs at 80% of the limit or more.
+# - A short queue: the long link's plane without its delay, a tbf at the
+#   same rate over a buffer of 100 ms, and twice a stream that lasts about
+#   7 s at that rate, the tbf's backlog sampled five times a second from
+#   2 s on (as a time: bytes * 8 / rate).  With net.mrc.target_delay_us 0
+#   on the sender (loss- and ECN-driven only) the median queue is four
+#   times the target of the second round or more: the stream fills the
+#   buffer, and the measure tells a full queue from a short one.  With
+#   4000 us the median queue is at most twice that, and the stream still
+#   runs at 80% of the rate or more (a window cut to nothing keeps no
+#   queue either).  The sysctl is set back to its default, 2000, after each.
 # - Mixed delays: two planes, one plain veth (tens of microseconds) and one
 #   with a 5 ms round trip: the slow plane still carries its share of the
 #   packets, and the connection is not held back by it: at least half the
@@ -60,7 +70,7 @@ fi
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 mrc_need_mod sch_tbf sch_red sch_netem sch_ingress cls_bpf
 
-mrc_plan 27
+mrc_plan 32
 
 # Bytes per transfer, and for the measure of a plane without a limit.
 SIZE=$((32 << 20))
@@ -90,6 +100,19 @@ SLOW_RATE_PCT=50
 LAZY_DELAY_MS=1500
 LAZY_SIZE=$((1 << 20))
 LAZY_RESENT_PCT=10
+# The short queue: the target of the second round and the default, in us;
+# the buffer, in ms at the rate; how long a stream lasts at the rate and
+# how long it runs before the backlog is sampled, in seconds; the floor on
+# the first round's median queue and the ceiling on the second's, in
+# targets; the floor on the second round's rate, in percent.
+QUEUE_TARGET_US=4000
+QUEUE_DEFAULT_US=2000
+QUEUE_BUFFER_MS=100
+QUEUE_SECONDS=7
+QUEUE_SKIP_S=2
+QUEUE_FULL_X=4
+QUEUE_SHORT_X=2
+QUEUE_RATE_PCT=80
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -436,6 +459,102 @@ long_rate()
 }
 
 ############################################################################
+# A short queue: net.mrc.target_delay_us on the long link's plane
+
+# target_delay US: net.mrc.target_delay_us of the sender, $A.
+target_delay()
+{
+	ip netns exec "$A" sysctl -qw "net.mrc.target_delay_us=$1" ||
+		mrc_fail "cannot set net.mrc.target_delay_us to $1"
+}
+
+# backlog_cmds DONE: from QUEUE_SKIP_S seconds on, until a line of DONE
+# starts with "conn" (the server has read the whole stream), the command
+# that shows the qdiscs of veth1, for tc -batch, five times a second.
+backlog_cmds()
+{
+	sleep "$QUEUE_SKIP_S"
+	until mrc_said "$1" conn; do
+		echo "qdisc show dev veth1"
+		sleep 0.2
+	done
+}
+
+# queue_round US: with net.mrc.target_delay_us at US on the sender (the
+# default again after), a stream of QUEUE_SECONDS at $rate through a tbf
+# of its own over a buffer of QUEUE_BUFFER_MS, transfer targetUS, its
+# backlog sampled in $tmp/targetUS-backlog; the time until the server had
+# it all in ${queue_ns[US]}.
+queue_round()
+{
+	local name=target$1 poller rc
+
+	[ -n "$rate" ] || mrc_fail "no rate measured" || return 1
+	queue_size=$((rate * QUEUE_SECONDS * 125000))
+	tc -n "$A" qdisc del dev veth1 root 2> /dev/null
+	tc -n "$A" qdisc add dev veth1 root handle 1: tbf rate "${rate}mbit" \
+		burst 32k limit $((rate * QUEUE_BUFFER_MS * 125)) &&
+		target_delay "$1" || return 1
+	rm -f "$tmp/$name".* "$tmp/$name-backlog"
+	# One tc for all the samples (each a JSON array): under QEMU without
+	# acceleration, a program started five times a second samples less.
+	backlog_cmds "$tmp/$name.s" |
+		tc -n "$A" -s -j -batch - > "$tmp/$name-backlog" &
+	poller=$!
+	xfer "$name" "$queue_size" 10.0.1.2 $((2 * QUEUE_SECONDS + 30))
+	rc=$?
+	# Once the server is done, tc reads the end of its commands and
+	# writes what it holds; a failed transfer leaves nothing to wait for.
+	[ "$rc" = 0 ] || kill "$poller" 2> /dev/null
+	wait "$poller" 2> /dev/null
+	target_delay "$QUEUE_DEFAULT_US" || return 1
+	[ "$rc" = 0 ] && queue_ns[$1]=$done_ns
+}
+
+# queue_median US: the median backlog of round US, as the time it takes to
+# go out at $rate, in microseconds, in $queue; the round's figures shown.
+queue_median()
+{
+	local name=target$1 n bytes drops
+
+	[ -n "${queue_ns[$1]}" ] || mrc_fail "the transfer failed" || return 1
+	[ -s "$tmp/$name-backlog" ] || mrc_fail "no backlog sampled" || return 1
+	read -r n bytes drops < <(jq -s -r '[.[][] | select(.kind == "tbf")] |
+		(map(.backlog) | sort) as $b |
+		"\($b | length) \($b[$b | length / 2 | floor]) \(last.drops)"' \
+		"$tmp/$name-backlog")
+	queue=$((bytes * 8 / rate))
+	echo "# target $1 us: median queue $queue us ($bytes bytes, $n samples)," \
+		"$(mbit "$queue_size" "${queue_ns[$1]}") Mbit/s of $rate, $drops drops"
+	figures "$name"
+}
+
+queue_full()
+{
+	queue_median 0 || return 1
+	[ "$queue" -ge $((QUEUE_FULL_X * QUEUE_TARGET_US)) ] ||
+		mrc_fail "a median queue of $queue us with no target: the buffer never filled"
+}
+
+queue_short()
+{
+	queue_median "$QUEUE_TARGET_US" || return 1
+	[ "$queue" -le $((QUEUE_SHORT_X * QUEUE_TARGET_US)) ] ||
+		mrc_fail "a median queue of $queue us, over $QUEUE_SHORT_X times the target"
+}
+
+queue_rate()
+{
+	local got
+
+	[ -n "${queue_ns[$QUEUE_TARGET_US]}" ] || mrc_fail "the transfer failed" ||
+		return 1
+	got=$(mbit "$queue_size" "${queue_ns[$QUEUE_TARGET_US]}")
+	awk -v g="$got" -v r="$rate" -v f="$QUEUE_RATE_PCT" 'BEGIN { exit !(g * 100 >= r * f) }' ||
+		mrc_fail "$got Mbit/s, below $QUEUE_RATE_PCT% of $rate Mbit/s"
+}
+
+############################################################################
 # Mixed delays: plane 1 plain, plane 2 with a 5 ms round trip
 
 # plane_down NS K: plane K of NS is not up.
@@ -638,6 +757,8 @@ A=mrcg-$suffix-la
 B=mrcg-$suffix-lb
 rate=
 long_done=
+queue_size=
+declare -A queue_ns=()
 if ! hosts "$A" "$B" 4 1; then
 	mrc_fail "cannot build the long link"
 fi
@@ -645,6 +766,16 @@ mrc_check "long link: 8 MiB stream on one plane without a limit" long_base
 mrc_check "long link: 32 MiB stream over ${DELAY_MS} ms and the rate limit, same SHA-256" \
 	long_transfer
 mrc_check "long link: at least $FLOOR_PCT% of the rate limit" long_rate
+mrc_check "short queue: no target: ${QUEUE_SECONDS} s stream, ${QUEUE_BUFFER_MS} ms buffer at the long link's rate, same SHA-256" \
+	queue_round 0
+mrc_check "short queue: no target: the median queue holds $((QUEUE_FULL_X * QUEUE_TARGET_US)) us or more" \
+	queue_full
+mrc_check "short queue: target $QUEUE_TARGET_US us: the same stream, same SHA-256" \
+	queue_round "$QUEUE_TARGET_US"
+mrc_check "short queue: target $QUEUE_TARGET_US us: a median queue of $((QUEUE_SHORT_X * QUEUE_TARGET_US)) us or less" \
+	queue_short
+mrc_check "short queue: target $QUEUE_TARGET_US us: at least $QUEUE_RATE_PCT% of the rate limit" \
+	queue_rate
 mrc_cleanup
 
 A=mrcg-$suffix-ma

@@ -23,6 +23,10 @@
 #   carry at least half as many each as plane 2's;
 # - mrc_plane shows plane 2 leave a connection when its link goes down
 #   mid-transfer, and join it again when the link comes back;
+# - a packet taken for lost is resent before new data: plane 1 turns into
+#   a black hole (a filter drops all its UDP) under a transfer, and in the
+#   trace (one clock for all CPUs) no mrc_send of new data comes between
+#   an mrc_lost and the resend of its packet;
 # - perf, as operators use it ("perf record -e 'mrc:*'"), sees the same.
 #
 # IPv4 and IPv6, two planes.
@@ -50,9 +54,9 @@ if [ ! -d "$TRACEFS/instances" ]; then
 fi
 
 EVENTS="mrc_state mrc_send mrc_ack mrc_ev_retire mrc_ev_restore mrc_plane mrc_rto mrc_nack
-	mrc_cwnd_cut mrc_rst"
+	mrc_cwnd_cut mrc_cwnd_delay mrc_lost mrc_rst"
 
-mrc_plan 10
+mrc_plan 12
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -169,21 +173,24 @@ perf_sees()
 }
 
 # drop_ev EV: on $A's veth1, drop what leaves with EV as its UDP source
-# port (IPv4) or flow label (IPv6); none without EV.
+# port (IPv4) or flow label (IPv6), all UDP with EV "all"; none without EV.
 drop_ev()
 {
+	local proto=ip match=(match ip protocol 17 0xff)
+
 	tc -n "$A" qdisc del dev veth1 root 2> /dev/null
 	[ -n "$1" ] || return 0
 	tc -n "$A" qdisc add dev veth1 root handle 1: prio || return 1
-	if [ "$fam" = 4 ]; then
-		tc -n "$A" filter add dev veth1 parent 1: protocol ip prio 1 \
-			u32 match ip protocol 17 0xff \
-			match ip sport "$1" 0xffff action drop
+	if [ "$1" = all ]; then
+		:
+	elif [ "$fam" = 4 ]; then
+		match+=(match ip sport "$1" 0xffff)
 	else
-		tc -n "$A" filter add dev veth1 parent 1: protocol ipv6 prio 1 \
-			u32 match ip6 protocol 17 0xff \
-			match ip6 flowlabel "$1" 0xfffff action drop
+		match+=(match ip6 flowlabel "$1" 0xfffff)
 	fi
+	[ "$fam" = 4 ] || proto=ipv6 match[1]=ip6
+	tc -n "$A" filter add dev veth1 parent 1: protocol "$proto" prio 1 \
+		u32 "${match[@]}" action drop
 }
 
 # dropped: packets the filter of drop_ev dropped.
@@ -345,6 +352,44 @@ ev_share()
 	return "$rc"
 }
 
+# resend_first: plane 1 turns into a black hole under a transfer; every
+# packet taken for lost (mrc_lost) is resent (mrc_send ... resend) before
+# any new data goes out.
+resend_first()
+{
+	local cid ev out lost p1 resent left early
+
+	echo global > "$trace/trace_clock"
+	tracing mrc_send mrc_lost || return 1
+	xfer_on_ev || return 1
+	echo 0 > "$trace/events/mrc/mrc_send/filter"
+	sleep 1
+	drop_ev all || mrc_fail "cannot install the filter" || return 1
+	mrc_wait_for 20 traced "mrc_lost: $cid plane=1 .* why=(elsewhere|timeout)" ||
+		mrc_fail "nothing of plane 1 taken for lost" || return 1
+	sleep 1
+	echo 0 > "$trace/tracing_on"
+	kill "$cli" "$srv" 2> /dev/null
+	wait "$cli" "$srv" 2> /dev/null
+	drop_ev
+	# Lost: taken for lost and not resent yet.  "early": new data sent
+	# while a packet was waiting to be resent.
+	out=$(grep -E "mrc_(lost|send): $cid " "$trace/trace" |
+		sed -E 's/.*mrc_(lost|send): .* plane=([0-9]+) .* dsn=([0-9]+)( len=[0-9]+)?( resend)?.*/\1 \2 \3 \5/' |
+		awk '$1 == "lost" { if (!($3 in wait)) n++; wait[$3] = 1; lost++
+				    if ($2 == 1) p1++; next }
+		     $1 == "send" && $4 == "resend" { if ($3 in wait) { delete wait[$3]; n-- }
+						     resent++; next }
+		     $1 == "send" && n > 0 { early++ }
+		     END { printf "%d %d %d %d %d\n", lost, p1, resent, n, early }')
+	read -r lost p1 resent left early <<< "$out"
+	mrc_info "$cid: $lost packets taken for lost ($p1 of plane 1), $resent resends," \
+		"$left not resent when tracing stopped, $early new packets sent before a resend"
+	[ "${p1:-0}" -gt 0 ] || mrc_fail "no packet of plane 1 taken for lost" ||
+		return 1
+	[ "${early:-1}" = 0 ] || mrc_fail "new data went out ahead of resends"
+}
+
 # plane_leaves: plane 2's link goes down under a transfer, then up.
 plane_leaves()
 {
@@ -396,6 +441,10 @@ for fam in 4 6; do
 	echo 0 > "$trace/events/mrc/mrc_send/filter"
 	mrc_check "IPv$fam: mrc_plane shows plane 2 leave and join again" \
 		plane_leaves
+	mrc_check "IPv$fam: a black-holed plane's packets are resent before new data" \
+		resend_first
+	drop_ev
+	mrc_kill_jobs
 	mrc_cleanup
 done
 
