@@ -24,7 +24,8 @@
 #        to compare settings, e.g. -s target_delay_us=0
 #
 # Scenarios: planes1 planes2 planes4 planes8 fabric blackhole linkdown
-# rtt1 rtt5 unlimited pingpong conns torch_allreduce (default: all; with
+# loss1 latency_under_load rtt1 rtt5 unlimited pingpong conns
+# torch_allreduce (default: all; with
 # -q: blackhole pingpong).  torch_allreduce (four hosts, PyTorch) needs
 # python3-torch, and mptcpize (mptcpd) for its MPTCP run.
 
@@ -69,7 +70,7 @@ else
 	dur=${dur:-10}
 	pp_dur=10
 	nconns=${nconns:-2000}
-	scenarios=${*:-planes1 planes2 planes4 planes8 fabric blackhole linkdown rtt1 rtt5 unlimited pingpong conns torch_allreduce}
+	scenarios=${*:-planes1 planes2 planes4 planes8 fabric blackhole linkdown loss1 latency_under_load rtt1 rtt5 unlimited pingpong conns torch_allreduce}
 fi
 # Seconds a stalled transfer is given after its end before it is cut.
 grace=3
@@ -129,11 +130,30 @@ ns_add()
 	done
 }
 
-# limit NS DEV: DEV of NS carries at most $link_rate Mbit/s.
+# limit NS DEV [PARENT...]: DEV of NS carries at most $link_rate Mbit/s (a
+# tbf at the root, or where PARENT says, e.g. "parent 1:1 handle 10:").
 limit()
 {
-	tc -n "$1" qdisc replace dev "$2" root tbf rate "${link_rate}mbit" \
-		burst 32k latency 20ms
+	local ns=$1 dev=$2
+
+	shift 2
+	tc -n "$ns" qdisc replace dev "$dev" "${@:-root}" tbf \
+		rate "${link_rate}mbit" burst 32k latency 20ms
+}
+
+# lossy N: each of the N planes loses 1% of its packets each way, at
+# random (netem), ahead of its limit.
+lossy()
+{
+	local k ns
+
+	for k in $(seq 1 "$1"); do
+		for ns in $A $B; do
+			tc -n $ns qdisc replace dev veth$k root handle 1: \
+				netem loss 1% limit 100000 &&
+				limit $ns veth$k parent 1:1 handle 10: || return 1
+		done
+	done
 }
 
 # planes N RATED: hosts A and B joined by N veth pairs, pair K being vethK
@@ -350,6 +370,14 @@ setup()
 		planes "${sc#planes}" 1
 		topo="${sc#planes} plane$([ "${sc#planes}" = 1 ] || echo s) of $link_rate Mbit/s"
 		;;
+	loss1)
+		planes 4 1 && lossy 4
+		topo="4 planes of $link_rate Mbit/s, each losing 1% each way"
+		;;
+	latency_under_load)
+		planes 4 1
+		topo="4 planes of $link_rate Mbit/s: 64-byte ping-pong beside a bulk transfer"
+		;;
 	blackhole|linkdown)
 		planes 4 1
 		topo="4 planes of $link_rate Mbit/s, the first fails at $(echo "$dur / 2" | bc -l | sed 's/\.\?0*$//') s"
@@ -378,13 +406,14 @@ setup()
 run()
 {
 	local sc=$1 t=$2 limit=0 args=() extra='{}' ev='' evs=0 c s rc
-	local before after links dur_s=$dur port=${ports[$2]}
+	local before after links dur_s=$dur port=${ports[$2]} bulk=
 
 	case $sc in
 	blackhole|linkdown) ev=$sc ;;
 	esac
 	case $sc in
-	planes*|rtt*) limit=$(echo "$nplanes * $link_rate * $eff" | bc -l) ;;
+	planes*|rtt*|loss1|latency_under_load)
+		limit=$(echo "$nplanes * $link_rate * $eff" | bc -l) ;;
 	fabric) limit=$(echo "4 * $link_rate * $eff" | bc -l) ;;
 	blackhole|linkdown)
 		# Four planes for the first half, three for the second.
@@ -394,6 +423,9 @@ run()
 	esac
 	case $sc in
 	pingpong) args=(-w pingpong -d "$pp_dur") ;;
+	# The ping-pong inside the bulk transfer: a second in, a second
+	# before its end.
+	latency_under_load) args=(-w pingpong -d $((dur > 3 ? dur - 2 : 1))) ;;
 	conns) args=(-w conns -N "$nconns" -H 2000) ;;
 	*) args=(-w bulk -d "$dur_s" -G $((grace * 1000))) ;;
 	esac
@@ -404,6 +436,13 @@ run()
 		links=$devs_a
 		before=$(tx_bytes $A $links)
 	fi
+	if [ "$sc" = latency_under_load ]; then
+		ip netns exec $A "$PERF" -c $server_addr -j -t "$t" -p $port \
+			-L "$sc" -w bulk -d "$dur_s" -G $((grace * 1000)) \
+			> "$work/bulk" 2> "$work/bulk.err" &
+		bulk=$!
+		sleep 1
+	fi
 	ip netns exec $A "$PERF" -c $server_addr -j -t "$t" -p $port -L "$sc" \
 		"${args[@]}" > "$work/client" 2> "$work/client.err" &
 	c=$!
@@ -413,6 +452,10 @@ run()
 	fi
 	wait $c
 	rc=$?
+	if [ -n "$bulk" ]; then
+		wait $bulk || rc=$?
+		cat "$work/bulk.err" >> "$work/client.err"
+	fi
 	if [ "$sc" = fabric ]; then
 		after=$(tx_bytes $R1 $links)
 	else
