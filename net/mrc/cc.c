@@ -9,8 +9,9 @@
 #include "mrc.h"
 
 /*
- * RFC 6298 smoothing, in microseconds; and the smallest round trips, of
- * the plane (its base) and of the current round, for the queueing delay.
+ * RFC 6298 smoothing, in microseconds; and for the queueing delay, the
+ * smallest round trip of the plane (its base), and the smallest and the
+ * largest of the current round.
  */
 void mrc_cc_rtt_sample(struct mrc_conn_plane *cp, u32 rtt_us)
 {
@@ -21,6 +22,7 @@ void mrc_cc_rtt_sample(struct mrc_conn_plane *cp, u32 rtt_us)
 		cp->base_rtt_us = rtt_us;
 	if (!cp->round_rtt_us || rtt_us < cp->round_rtt_us)
 		cp->round_rtt_us = rtt_us;
+	cp->round_peak_us = max(cp->round_peak_us, rtt_us);
 	if (cp->round_samples < U8_MAX)
 		cp->round_samples++;
 	if (!cp->srtt_us) {
@@ -53,18 +55,25 @@ u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp)
 }
 
 /*
- * What the window lets a round trip grow to before it reacts: the base
- * and twice the target, as a round ends over the target before the cut
- * takes effect.  Timeouts below it take the tail of our own queue for
- * lost (the smoothed round trip averages the queue's head and tail).
+ * What a round trip may grow to in the queue the window lets build: the
+ * base, twice the largest queue of this round or the last (the smoothed
+ * round trip averages the queue's head and tail, and timeouts below its
+ * tail take our own queued packets for lost) but no more than twice the
+ * target, the most the window lets build before it reacts, and the
+ * variation's floor.  A plane with no queue keeps timeouts of about a
+ * round trip.
  */
 static u64 mrc_queue_allowance_ns(const struct mrc_sock *msk,
 				  const struct mrc_conn_plane *cp)
 {
+	u32 peak = max(cp->queue_peak_us, cp->round_peak_us > cp->base_rtt_us ?
+		       cp->round_peak_us - cp->base_rtt_us : 0);
+
 	if (!msk->params.target_delay_us || !cp->base_rtt_us)
 		return 0;
-	return ((u64)cp->base_rtt_us + 2ULL * msk->params.target_delay_us) *
-	       NSEC_PER_USEC + MRC_RTO_VAR_MIN_NS;
+	return ((u64)cp->base_rtt_us +
+		2ULL * min(peak, msk->params.target_delay_us)) * NSEC_PER_USEC +
+	       MRC_RTO_VAR_MIN_NS;
 }
 
 /*
@@ -153,51 +162,81 @@ u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
  * holds cwnd * (queue - target) / rtt packets; flows that share the queue
  * each hold their window's part of it, and together take out the excess.
  */
-static u32 mrc_cc_delay_cut(const struct mrc_conn_plane *cp, u32 target_us)
+static u32 mrc_cc_delay_cut(const struct mrc_conn_plane *cp, u32 queue_us,
+			    u32 target_us)
 {
-	u32 rtt = cp->round_rtt_us, queue;
+	u64 cut = div_u64((u64)cp->cwnd * (queue_us - target_us),
+			  cp->round_rtt_us);
 
-	if (!target_us || cp->round_samples < MRC_DELAY_SAMPLES)
-		return 0;
-	queue = rtt - cp->base_rtt_us;
-	if (queue <= target_us)
-		return 0;
-	return min_t(u32, div_u64((u64)cp->cwnd * (queue - target_us), rtt),
-		     cp->cwnd / 2);
+	return min_t(u64, cut, cp->cwnd / 2);
 }
 
 /*
- * The end of a round trip: the DCTCP reaction to CE marks (half the
- * smoothed fraction of marked packets) or to a queue longer than the
- * target delay, whichever takes more.  Either ends slow start.
+ * Whether the acknowledgment of @psn ends a round that began when @start
+ * was the next PSN: a packet sent since is acknowledged.  A plane that sat
+ * out half the PSN space (down, or its EVs retired) while the connection
+ * sent on others finds its round over, not 2^31 PSNs in the future.
  */
-static void mrc_cc_round_end(struct mrc_sock *msk, struct mrc_conn_plane *cp)
+static bool mrc_cc_round_over(const struct mrc_sock *msk, u32 psn, u32 start)
+{
+	return !mrc_before(psn, start) || msk->next_psn - start >= BIT(30);
+}
+
+/* Forget what the plane's round trips said of its queue. */
+void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp)
+{
+	cp->base_rtt_us = 0;
+	cp->round_rtt_us = 0;
+	cp->round_peak_us = 0;
+	cp->queue_peak_us = 0;
+	cp->round_samples = 0;
+	cp->ce_round_psn = msk->next_psn;
+}
+
+/*
+ * The end of a round trip, when the acknowledgment of @psn ends it: the
+ * DCTCP reaction to CE marks (half the smoothed fraction of marked
+ * packets) or to a queue longer than the target delay, whichever takes
+ * more; either ends slow start.  In a round whose losses cut the window
+ * already (mrc_cc_on_loss()), the queue that overflowed gets no cut of
+ * its own.
+ */
+static void mrc_cc_round_end(struct mrc_sock *msk, struct mrc_conn_plane *cp,
+			     u32 psn)
 {
 	/* Marks of packets acknowledged earlier count too: clamp. */
 	u32 frac = min(cp->ce_marked, cp->ce_acked) * 1024 / cp->ce_acked;
-	u32 cut = 0, delay_cut, before = cp->cwnd;
+	u32 target = msk->params.target_delay_us, cut = 0, queue = 0;
+	u32 before = cp->cwnd;
+	bool judged = cp->round_samples >= MRC_DELAY_SAMPLES;
 
 	cp->ce_alpha = min(cp->ce_alpha - cp->ce_alpha / 16 + frac / 16,
 			   1024U);
 	if (cp->ce_marked)
 		cut = cp->cwnd * cp->ce_alpha / 2048;
-	delay_cut = mrc_cc_delay_cut(cp, msk->params.target_delay_us);
-	if (delay_cut > cut) {
-		trace_mrc_cwnd_delay(msk, cp - msk->planes, cp->base_rtt_us,
-				     cp->round_rtt_us - cp->base_rtt_us,
-				     before, max_t(u32, before - delay_cut,
-						   MRC_MIN_CWND));
-		cut = delay_cut;
-	}
-	if (cut) {
-		cp->cwnd = max_t(u32, cp->cwnd - cut, MRC_MIN_CWND);
+	if (judged && cp->base_rtt_us && cp->round_rtt_us > cp->base_rtt_us)
+		queue = cp->round_rtt_us - cp->base_rtt_us;
+	if (target && queue > target &&
+	    mrc_cc_round_over(msk, psn, cp->recovery_psn)) {
+		cut = max(cut, mrc_cc_delay_cut(cp, queue, target));
 		cp->ssthresh = cp->cwnd;
 	}
+	if (cut) {
+		cp->cwnd = max_t(u32, cp->cwnd - min(cut, cp->cwnd),
+				 MRC_MIN_CWND);
+		cp->ssthresh = cp->cwnd;
+	}
+	if (target && queue > target && cp->cwnd != before)
+		trace_mrc_cwnd_delay(msk, cp - msk->planes, cp->base_rtt_us,
+				     queue, before, cp->cwnd);
 	cp->ce_acked = 0;
 	cp->ce_marked = 0;
-	/* Too few samples for a smallest: the next round adds to them. */
-	if (cp->round_samples >= MRC_DELAY_SAMPLES) {
+	/* Too few samples to judge: the next round adds to them. */
+	if (judged) {
+		cp->queue_peak_us = cp->round_peak_us > cp->base_rtt_us ?
+				    cp->round_peak_us - cp->base_rtt_us : 0;
 		cp->round_rtt_us = 0;
+		cp->round_peak_us = 0;
 		cp->round_samples = 0;
 	}
 	cp->ce_round_psn = msk->next_psn;
@@ -210,8 +249,8 @@ static void mrc_cc_round_end(struct mrc_sock *msk, struct mrc_conn_plane *cp)
 void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn)
 {
 	cp->ce_acked++;
-	if (!mrc_before(psn, cp->ce_round_psn))
-		mrc_cc_round_end(msk, cp);
+	if (mrc_cc_round_over(msk, psn, cp->ce_round_psn))
+		mrc_cc_round_end(msk, cp, psn);
 
 	if (cp->cwnd < cp->ssthresh) {
 		cp->cwnd++;
@@ -241,7 +280,7 @@ void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	u32 share, before = cp->cwnd;
 	bool first = false;
 
-	if (!mrc_before(psn, cp->recovery_psn)) {
+	if (mrc_cc_round_over(msk, psn, cp->recovery_psn)) {
 		cp->recovery_psn = msk->next_psn;
 		cp->loss_round++;
 		/* A plane found silent has none in use: its whole table. */

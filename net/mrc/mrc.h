@@ -278,8 +278,11 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @srtt_us: smoothed round-trip time; 0 before the first sample
  * @rttvar_us: its variation
  * @base_rtt_us: the smallest round trip measured; 0 before the first
- * @round_rtt_us: the smallest of the current round of ECN accounting
- * @round_samples: round trips measured in that round (saturates)
+ * @round_rtt_us: the smallest since the last round judged (a round of
+ *	fewer than MRC_DELAY_SAMPLES samples is not: they count in the next)
+ * @round_peak_us: the largest since then
+ * @queue_peak_us: the largest queue of the last round judged
+ * @round_samples: round trips measured since then (saturates)
  * @backoff: timeouts on the plane since its last round-trip sample: its
  *	timeout doubles with each (Karn), whatever the other planes hear
  * @rack_sent: send time of the latest-sent packet known delivered
@@ -330,6 +333,8 @@ struct mrc_conn_plane {
 	u32			rttvar_us;
 	u32			base_rtt_us;
 	u32			round_rtt_us;
+	u32			round_peak_us;
+	u32			queue_peak_us;
 	u64			rack_sent;
 	u64			last_acked;
 	u32			recovery_psn;
@@ -847,6 +852,7 @@ u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp);
 u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn);
+void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp);
 void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		    struct mrc_ev *ev, u32 psn);
 

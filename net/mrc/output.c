@@ -337,7 +337,13 @@ void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
 	while (!list_empty(&msk->rtx_queue) && budget) {
 		skb = list_first_entry(&msk->rtx_queue, struct sk_buff, list);
 		cb = MRC_SKB_CB(skb);
-		id = mrc_path_pick_plane(msk, cb->plane, cb->outlived);
+		/*
+		 * Lost for want of an answer, unless later packets of its
+		 * plane got through since: then the plane works.
+		 */
+		id = mrc_path_pick_plane(msk, cb->plane, cb->outlived &&
+					 msk->planes[cb->plane].rack_sent <=
+					 cb->sent);
 		if (id < 0)
 			return;
 		list_del(&skb->list);
@@ -503,11 +509,11 @@ static void mrc_output_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp,
  * A packet is lost when one sent after it on the same plane arrived and
  * it is still missing a quarter of a round trip later; or, once its plane
  * has a measured round trip, when one sent after it on another plane
- * arrived and it is still missing after its own plane's round trip and
- * variation (mrc_silence_ns()).  Each plane's delay is its own, so that
- * planes slower than others are not taken for lossy; and what a plane
- * that turned into a black hole held is resent after about a round trip,
- * where its timeout waited at least two.  A plane that answered nothing
+ * arrived and it is still missing after its own plane's round trip,
+ * variation and queue (mrc_silence_ns()).  Each plane's delay is its own,
+ * so that planes slower than others are not taken for lossy; and what a
+ * plane that turned into a black hole held is resent after about a round
+ * trip and its queue, where its timeout waited at least two.  A plane that answered nothing
  * for a whole timeout while packets sent on it are found lost this way is
  * silent, as in mrc_output_timeout(), whose timeouts no longer fire: the
  * packets are found lost first.

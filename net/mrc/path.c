@@ -201,8 +201,8 @@ void mrc_path_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp, u64 now)
 	if (!cp->nr_active)
 		return;
 	MRC_MSK_INC_STATS(msk, MRC_MIB_PLANE_SILENT);
-	/* It may come back over another route: learn its base again. */
-	cp->base_rtt_us = 0;
+	/* It may come back over another route: learn its queue again. */
+	mrc_cc_delay_reset(msk, cp);
 	for (i = 0; i < cp->nr_evs; i++)
 		mrc_path_retire(msk, cp, &cp->evs[i], now);
 }
