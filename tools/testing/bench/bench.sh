@@ -24,8 +24,8 @@
 #        to compare settings, e.g. -s target_delay_us=0
 #
 # Scenarios: planes1 planes2 planes4 planes8 fabric blackhole linkdown
-# loss1 latency_under_load rtt1 rtt5 unlimited pingpong conns
-# torch_allreduce (default: all; with
+# loss1 latency_under_load incast victim rtt1 rtt5 unlimited pingpong
+# conns torch_allreduce (default: all; with
 # -q: blackhole pingpong).  torch_allreduce (four hosts, PyTorch) needs
 # python3-torch, and mptcpize (mptcpd) for its MPTCP run.
 
@@ -70,7 +70,7 @@ else
 	dur=${dur:-10}
 	pp_dur=10
 	nconns=${nconns:-2000}
-	scenarios=${*:-planes1 planes2 planes4 planes8 fabric blackhole linkdown loss1 latency_under_load rtt1 rtt5 unlimited pingpong conns torch_allreduce}
+	scenarios=${*:-planes1 planes2 planes4 planes8 fabric blackhole linkdown loss1 latency_under_load incast victim rtt1 rtt5 unlimited pingpong conns torch_allreduce}
 fi
 # Seconds a stalled transfer is given after its end before it is cut.
 grace=3
@@ -97,7 +97,9 @@ B=bench-b
 R1=bench-r1
 R2=bench-r2
 SW=bench-sw
-HOSTS=(bench-h1 bench-h2 bench-h3 bench-h4)
+HOSTS=(bench-h1 bench-h2 bench-h3 bench-h4 bench-h5 bench-h6 bench-h7
+       bench-h8 bench-h9 bench-h10)
+hosts=()
 servers=()
 declare -A ports=([mrc]=5201 [tcp]=5202 [mptcp]=5203)
 failures=0
@@ -284,29 +286,36 @@ tx_bytes()
 	done' bash "$@"
 }
 
-# start_server T: the server of transport T on B, on a port of its own.
+# start_server T [NS [NAME]]: the server of transport T on NS (default B),
+# on a port of its own; its output in $work/server.NAME (default T).
 start_server()
 {
-	ip netns exec $B "$PERF" -s -j -t "$1" -p "${ports[$1]}" \
-		-G $((grace * 1000)) > "$work/server.$1" 2> "$work/server.$1.err" &
+	local ns=${2:-$B} out=$work/server.${3:-$1}
+
+	rm -f "$out"
+	ip netns exec "$ns" "$PERF" -s -j -t "$1" -p "${ports[$1]}" \
+		-G $((grace * 1000)) > "$out" 2> "$out.err" &
 	servers+=($!)
 	for _ in $(seq 100); do
-		grep -q ready "$work/server.$1" 2> /dev/null && return 0
+		grep -q ready "$out" 2> /dev/null && return 0
 		sleep 0.1
 	done
-	cat "$work/server.$1.err" >&2
+	cat "$out.err" >&2
 	return 1
 }
 
-# server_result T: the server's line about the transfer, once it is there.
+# server_result NAME [N]: the server's line about the transfer (the N
+# lines of N transfers), once there, from $work/server.NAME.
 server_result()
 {
+	local n=${2:-1}
 
 	for _ in $(seq $(((grace + 5) * 10))); do
-		grep -q '"role":"server"' "$work/server.$1" && break
+		[ "$(grep -c '"role":"server"' "$work/server.$1")" -ge "$n" ] &&
+			break
 		sleep 0.1
 	done
-	grep -m 1 '"role":"server"' "$work/server.$1"
+	grep -m "$n" '"role":"server"' "$work/server.$1"
 }
 
 # event KIND: the failure, midway through the transfer, on the first plane.
@@ -494,50 +503,59 @@ run()
 	[ -n "$ev" ] && restore "$ev"
 }
 
-# torch_topology: hosts HOSTS on four planes, bridges br1..br4 in SW, the
-# I-th host's vethK a port of brK with 10.0.K.I, limited to $link_rate;
-# and br5, a link that is not a plane, for the job's rendezvous store.
-torch_topology()
+# switched N BRIDGES BOTHWAYS: the first N of HOSTS, in $hosts, on bridges
+# br1..brBRIDGES of SW: the I-th host's vethK a port of brK with 10.0.K.I.
+# Bridges 1-4 are the planes, each port limited to $link_rate from the host,
+# and with BOTHWAYS=1 from the switch too (a host's downlink, where an
+# incast queues); br5 is a link that is not a plane.
+switched()
 {
 	local i=0 k ns
 
-	ns_add $SW "${HOSTS[@]}" || return 1
-	for k in 1 2 3 4 5; do
+	hosts=("${HOSTS[@]:0:$1}")
+	ns_add $SW "${hosts[@]}" || return 1
+	for k in $(seq 1 "$2"); do
 		ip -n $SW link add br$k type bridge &&
 			ip -n $SW link set br$k up || return 1
 	done
-	for ns in "${HOSTS[@]}"; do
+	for ns in "${hosts[@]}"; do
 		i=$((i + 1))
-		for k in 1 2 3 4 5; do
+		for k in $(seq 1 "$2"); do
 			ip -n $SW link add s$i-$k type veth peer name veth$k netns "$ns" &&
 				ip -n $SW link set s$i-$k master br$k up &&
 				ip -n "$ns" addr add 10.0.$k.$i/24 dev veth$k &&
 				ip -n "$ns" link set veth$k up || return 1
-			[ $k = 5 ] || limit "$ns" veth$k || return 1
+			[ $k = 5 ] && continue
+			limit "$ns" veth$k || return 1
+			[ "$3" = 1 ] || continue
+			limit $SW s$i-$k || return 1
 		done
 	done
 }
 
-# torch_transport T: the planes of MRC, or the MPTCP endpoints (one per
-# plane past the first, on every host); the command that runs a rank in
-# ${wrap[@]}.
-torch_transport()
+# torch_topology: four hosts on four planes, and br5 for the job's
+# rendezvous store.
+torch_topology()
+{
+	switched 4 5 0
+}
+
+# hosts_transport T: on every host of $hosts, the planes of MRC, or the
+# MPTCP endpoints (one per plane past the first).
+hosts_transport()
 {
 	local ns i=0 k
 
-	wrap=()
 	case $1 in
 	mrc)
-		for ns in "${HOSTS[@]}"; do
+		for ns in "${hosts[@]}"; do
 			for k in 1 2 3 4; do
 				$MRCCTL -n "$ns" plane add dev veth$k id $k || return 1
 			done
 		done
-		wrap=("$MRCIZE" run -a 10.0.1.0/24,10.0.2.0/24,10.0.3.0/24,10.0.4.0/24
-		      -x "$torch_port")
 		;;
 	mptcp)
-		for ns in "${HOSTS[@]}"; do
+		for ns in "${hosts[@]}"; do
 			i=$((i + 1))
 			ip -n "$ns" mptcp limits set subflows 8 add_addr_accepted 8 || return 1
 			for k in 2 3 4; do
@@ -545,8 +563,22 @@ torch_transport()
 					return 1
 			done
 		done
-		wrap=(mptcpize run)
 		;;
+	esac
+}
+
+# torch_transport T: hosts_transport, and the command that runs a rank in
+# ${wrap[@]}.
+torch_transport()
+{
+	hosts_transport "$1" || return 1
+	case $1 in
+	mrc)
+		wrap=("$MRCIZE" run -a 10.0.1.0/24,10.0.2.0/24,10.0.3.0/24,10.0.4.0/24
+		      -x "$torch_port")
+		;;
+	mptcp) wrap=(mptcpize run) ;;
+	*) wrap=() ;;
 	esac
 }
 
@@ -587,7 +619,7 @@ torch_allreduce()
 		rm -rf "$work/torch" && mkdir -p "$work/torch"
 		torch_pids=()
 		for i in 0 1 2 3; do
-			ip netns exec "${HOSTS[$i]}" env GLOO_SOCKET_IFNAME=veth1 \
+			ip netns exec "${hosts[$i]}" env GLOO_SOCKET_IFNAME=veth1 \
 				"${wrap[@]}" python3 "$TORCH_JOB" $i 4 10.0.5.1 \
 				"$torch_port" "$torch_bytes" "$torch_iters" "$work/torch" \
 				> "$work/torch.$i" 2>&1 &
@@ -628,6 +660,108 @@ torch_allreduce()
 	teardown
 }
 
+# bulk_from I DST T NAME: a bulk transfer of transport T from the I-th
+# host of $hosts to DST, in the background (its pid appended to $pids),
+# its client's line in $work/NAME.
+bulk_from()
+{
+	ip netns exec "${hosts[$1]}" "$PERF" -c "$2" -j -t "$3" -p "${ports[$3]}" \
+		-L "$4" -w bulk -d "$dur" -G $((grace * 1000)) \
+		> "$work/$4" 2> "$work/$4.err" &
+	pids+=($!)
+}
+
+# flows_result NAME N: from the N lines of server NAME, one JSON object:
+# the goodputs, their sum, Jain's fairness index over them, the longest
+# stall and whether all completed.
+flows_result()
+{
+	server_result "$1" "$2" | jq -cs '[.[].goodput_mbps // 0] as $g |
+		($g | add) as $sum | ($g | map(. * .) | add) as $sq |
+		{goodput_mbps: $sum, flows_mbps: $g,
+		 jain: (if $sq > 0 then $sum * $sum / ($g | length) / $sq else null end),
+		 stall_ms: ([.[].stall_ms // 0] | max),
+		 complete: (length == '"$2"' and all(.complete))}'
+}
+
+# incast: for each transport, 8 senders (hosts 1-8) to one receiver (host
+# 9) over four planes whose every link is limited both ways: the total
+# goodput against the receiver's four downlinks, and Jain's index over
+# the 8 flows.
+incast()
+{
+	local t i rc s limit
+
+	link_rate=$rate
+	limit=$(echo "4 * $link_rate * $eff" | bc -l)
+	for t in ${transports//,/ }; do
+		teardown
+		switched 9 4 1 && hosts_transport "$t" &&
+			start_server "$t" "${hosts[8]}" "incast.$t" ||
+			{ log "incast $t: setup failed"; failures=$((failures + 1)); continue; }
+		pids=()
+		for i in 0 1 2 3 4 5 6 7; do
+			bulk_from $i 10.0.1.9 "$t" "incast.$t.$i"
+		done
+		rc=0
+		for i in "${pids[@]}"; do
+			wait "$i" || rc=$?
+		done
+		s=$(flows_result "incast.$t" 8)
+		record incast "$t" "$limit" "$(grep -m 1 '"role":"client"' "$work/incast.$t.0")" \
+			"$s" "$(jq -cn --argjson rc $rc --argjson rate "$link_rate" \
+				--argjson s "$s" '{planes: 4, rate_mbps: $rate,
+				topology: "8 hosts to 1 over 4 planes of \($rate) Mbit/s (every link limited both ways)",
+				rc: $rc, links: [], jain: $s.jain}')"
+		[ $rc = 0 ] || { failures=$((failures + 1)); log "incast $t: FAILED (exit $rc)"; }
+		tail -n 1 "$res" | jq -r --argjson t $SECONDS '"[\($t)s] incast \(.transport): \(.goodput_mbps * 10 | round / 10) Mbit/s of \(.limit_mbps * 10 | round / 10), Jain \(.jain // 0 | . * 1000 | round / 1000)"' |
+			tee -a "$out/log.txt"
+	done
+	teardown
+}
+
+# victim: for each transport, a flow from host 1 to host 10 alone, then
+# again while hosts 1-7 send to host 9 (a 7:1 incast that shares host 1's
+# uplinks with the victim, not its receiver): the victim's goodput with
+# the incast, and alone.
+victim()
+{
+	local t i rc s alone limit
+
+	link_rate=$rate
+	limit=$(echo "4 * $link_rate * $eff" | bc -l)
+	for t in ${transports//,/ }; do
+		teardown
+		switched 10 4 1 && hosts_transport "$t" &&
+			start_server "$t" "${hosts[9]}" "victim.$t" &&
+			start_server "$t" "${hosts[8]}" "victim-incast.$t" ||
+			{ log "victim $t: setup failed"; failures=$((failures + 1)); continue; }
+		pids=()
+		bulk_from 0 10.0.1.10 "$t" "victim.$t.alone"
+		rc=0
+		wait "${pids[0]}" || rc=$?
+		alone=$(server_result "victim.$t" | jq '.goodput_mbps // 0')
+		pids=()
+		bulk_from 0 10.0.1.10 "$t" "victim.$t"
+		for i in 0 1 2 3 4 5 6; do
+			bulk_from $i 10.0.1.9 "$t" "victim-incast.$t.$i"
+		done
+		for i in "${pids[@]}"; do
+			wait "$i" || rc=$?
+		done
+		s=$(server_result "victim.$t" 2 | tail -n 1)
+		record victim "$t" "$limit" "$(grep -m 1 '"role":"client"' "$work/victim.$t")" \
+			"$s" "$(jq -cn --argjson rc $rc --argjson rate "$link_rate" \
+				--argjson alone "${alone:-0}" '{planes: 4, rate_mbps: $rate,
+				topology: "host 1 to host 10 beside a 7:1 incast from hosts 1-7 to host 9, 4 planes of \($rate) Mbit/s",
+				rc: $rc, links: [], alone_mbps: $alone}')"
+		[ $rc = 0 ] || { failures=$((failures + 1)); log "victim $t: FAILED (exit $rc)"; }
+		tail -n 1 "$res" | jq -r --argjson t $SECONDS '"[\($t)s] victim \(.transport): \(.goodput_mbps // 0 | . * 10 | round / 10) Mbit/s beside the incast, \(.alone_mbps * 10 | round / 10) alone"' |
+			tee -a "$out/log.txt"
+	done
+	teardown
+}
+
 jq -cn --arg kernel "$(uname -r)" --arg date "$(date -u +%FT%TZ)" \
 	--argjson cpus "$(nproc)" \
 	--arg cpu "$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1)" \
@@ -644,10 +778,12 @@ jq -cn --arg kernel "$(uname -r)" --arg date "$(date -u +%FT%TZ)" \
 log "bench: kernel $(uname -r), $(nproc) CPUs, $rate Mbit/s per link, $dur s per run"
 
 for sc in $scenarios; do
-	if [ "$sc" = torch_allreduce ]; then
-		torch_allreduce
+	case $sc in
+	torch_allreduce|incast|victim)
+		$sc
 		continue
-	fi
+		;;
+	esac
 	if ! setup "$sc"; then
 		failures=$((failures + 1))
 		continue
