@@ -415,6 +415,7 @@ static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 	};
 	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
+	struct mrc_ev *ev = &msk->ev_table[cb->ev_idx];
 
 	list_del(&skb->list);
 	cp->nr_inflight--;
@@ -425,15 +426,17 @@ static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 	trace_mrc_lost(msk, cb->plane, cb->ev, cb->psn, cb->dsn, why);
 	if (why == MRC_LOSS_PLANE_DOWN)
 		return;
-	mrc_cc_on_loss(msk, cp, &msk->ev_table[cb->ev_idx], cb->psn);
+	mrc_cc_on_loss(msk, cp, ev, cb->psn);
 	/*
-	 * A trim is congestion, not a broken path; a loss found on other
-	 * planes' evidence says nothing of the EV, and a plane that is a
-	 * black hole is found silent whole.
+	 * A trim is congestion, not a broken path.  A loss found on other
+	 * planes' evidence counts on its EV (whose retirement, when its
+	 * plane is found silent, names the losses) but says nothing of the
+	 * EV alone: a plane that is a black hole is found silent whole.
 	 */
-	if (why != MRC_LOSS_TRIM && why != MRC_LOSS_ELSEWHERE)
-		mrc_path_lost(msk, cp, &msk->ev_table[cb->ev_idx],
-			      why == MRC_LOSS_TIMEOUT, now);
+	if (why == MRC_LOSS_ELSEWHERE)
+		ev->losses++;
+	else if (why != MRC_LOSS_TRIM)
+		mrc_path_lost(msk, cp, ev, why == MRC_LOSS_TIMEOUT, now);
 }
 
 /* The local plane went down: resend what it carried, without waiting. */
