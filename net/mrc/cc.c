@@ -10,16 +10,26 @@
 
 /*
  * RFC 6298 smoothing, in microseconds; and for the queueing delay, the
- * smallest round trip of the plane (its base), and the smallest and the
- * largest of the current round.
+ * smallest round trip of the plane (its base), the smallest and the
+ * largest of the current round, and how many samples in a row found a
+ * queue: more than the target, and more than an eighth of the base, as
+ * slow start's exit on delay in other stacks (HyStart) allows for the
+ * jitter of long paths.
  */
-void mrc_cc_rtt_sample(struct mrc_conn_plane *cp, u32 rtt_us)
+void mrc_cc_rtt_sample(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
+		       u32 rtt_us)
 {
+	u32 target = msk->params.target_delay_us;
 	u32 delta;
 
 	cp->backoff = 0;
 	if (!cp->base_rtt_us || rtt_us < cp->base_rtt_us)
 		cp->base_rtt_us = rtt_us;
+	if (target && rtt_us - cp->base_rtt_us >
+		      max(target, cp->base_rtt_us / 8))
+		cp->queue_streak += cp->queue_streak < U8_MAX;
+	else
+		cp->queue_streak = 0;
 	if (!cp->round_rtt_us || rtt_us < cp->round_rtt_us)
 		cp->round_rtt_us = rtt_us;
 	cp->round_peak_us = max(cp->round_peak_us, rtt_us);
@@ -36,10 +46,12 @@ void mrc_cc_rtt_sample(struct mrc_conn_plane *cp, u32 rtt_us)
 }
 
 /* A sample of the handshake: from @start, when it was sent, to @now. */
-void mrc_cc_rtt_since(struct mrc_conn_plane *cp, u64 start, u64 now)
+void mrc_cc_rtt_since(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
+		      u64 start, u64 now)
 {
-	mrc_cc_rtt_sample(cp, div_u64(max_t(u64, now - start, NSEC_PER_USEC),
-				      NSEC_PER_USEC));
+	u64 rtt = max_t(u64, now - start, NSEC_PER_USEC);
+
+	mrc_cc_rtt_sample(msk, cp, div_u64(rtt, NSEC_PER_USEC));
 }
 
 u64 mrc_srtt_ns(const struct mrc_conn_plane *cp)
@@ -190,6 +202,7 @@ void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp)
 	cp->round_peak_us = 0;
 	cp->queue_peak_us = 0;
 	cp->round_samples = 0;
+	cp->queue_streak = 0;
 	cp->ce_round_psn = msk->next_psn;
 }
 
@@ -252,6 +265,16 @@ void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn)
 	if (mrc_cc_round_over(msk, psn, cp->ce_round_psn))
 		mrc_cc_round_end(msk, cp, psn);
 
+	/*
+	 * Slow start doubles the window each round, and the round that
+	 * fills the queue cannot see it in its smallest sample, taken
+	 * before the queue grew: waiting for the next round's end lets the
+	 * window double once more, past what the buffer holds.  A queue
+	 * found by samples in a row ends slow start now; the round's end
+	 * judges it as usual.
+	 */
+	if (cp->cwnd < cp->ssthresh && cp->queue_streak >= MRC_SS_EXIT_SAMPLES)
+		cp->ssthresh = cp->cwnd;
 	if (cp->cwnd < cp->ssthresh) {
 		cp->cwnd++;
 	} else if (++cp->acked >= cp->cwnd) {

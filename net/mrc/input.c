@@ -373,7 +373,7 @@ static void mrc_rcv_syn_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	msk->rcv_nxt = ntohl(hdr->dsn);
 	msk->rcv_wnd_end = msk->rcv_nxt;
 	mrc_rcv_update_window(msk);
-	mrc_cc_rtt_since(&msk->planes[msk->syn_plane], msk->syn_start, now);
+	mrc_cc_rtt_since(msk, &msk->planes[msk->syn_plane], msk->syn_start, now);
 	msk->backoff = 0;
 	msk->last_progress = now;
 	msk->last_advance = now;

@@ -283,6 +283,7 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @round_peak_us: the largest since then
  * @queue_peak_us: the largest queue of the last round judged
  * @round_samples: round trips measured since then (saturates)
+ * @queue_streak: round trips in a row that found a queue (saturates)
  * @backoff: timeouts on the plane since its last round-trip sample: its
  *	timeout doubles with each (Karn), whatever the other planes hear
  * @rack_sent: send time of the latest-sent packet known delivered
@@ -340,6 +341,7 @@ struct mrc_conn_plane {
 	u32			recovery_psn;
 	u8			loss_round;
 	u8			round_samples;
+	u8			queue_streak;
 	u16			round_evs;
 	u32			round_cwnd;
 	u32			ce_acked;
@@ -690,6 +692,7 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_TIMER_MIN_NS	(10 * NSEC_PER_USEC)
 #define MRC_RTO_VAR_MIN_NS	(2 * NSEC_PER_MSEC)
 #define MRC_DELAY_SAMPLES	4	/* round trips a queue is judged on */
+#define MRC_SS_EXIT_SAMPLES	8	/* in a row with a queue: slow start ends */
 #define MRC_REORDER_MIN_NS	(200 * NSEC_PER_USEC)
 #define MRC_FIN_WAIT_NS		(10ULL * NSEC_PER_SEC)
 #define MRC_ORPHAN_STALL_NS	(10ULL * NSEC_PER_SEC)
@@ -845,8 +848,10 @@ bool mrc_rcv_window_grew(struct mrc_sock *msk);
 u32 mrc_rcv_initial_window(const struct mrc_sock *msk);
 
 /* cc.c */
-void mrc_cc_rtt_sample(struct mrc_conn_plane *cp, u32 rtt_us);
-void mrc_cc_rtt_since(struct mrc_conn_plane *cp, u64 start, u64 now);
+void mrc_cc_rtt_sample(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
+		       u32 rtt_us);
+void mrc_cc_rtt_since(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
+		      u64 start, u64 now);
 u64 mrc_srtt_ns(const struct mrc_conn_plane *cp);
 u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp);
 u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);

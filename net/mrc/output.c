@@ -632,13 +632,13 @@ static void mrc_ce_rcvd_late(struct mrc_sock *msk, u16 port)
 	}
 }
 
-static void mrc_rtt_rcvd(struct mrc_conn_plane *cp, const struct mrc_ack *ack,
-			 u64 sent, u64 now)
+static void mrc_rtt_rcvd(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
+			 const struct mrc_ack *ack, u64 sent, u64 now)
 {
 	s64 rtt = now - sent - (u64)ntohl(ack->delay_us) * NSEC_PER_USEC;
 
-	mrc_cc_rtt_sample(cp, div_u64(max_t(s64, rtt, NSEC_PER_USEC),
-				      NSEC_PER_USEC));
+	mrc_cc_rtt_sample(msk, cp, div_u64(max_t(s64, rtt, NSEC_PER_USEC),
+					   NSEC_PER_USEC));
 }
 
 /*
@@ -667,7 +667,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		 * path slower than its timeout has every packet resent and
 		 * never yields a round trip to learn from.
 		 */
-		mrc_rtt_rcvd(&msk->planes[cb->first_plane], ack,
+		mrc_rtt_rcvd(msk, &msk->planes[cb->first_plane], ack,
 			     cb->first_sent, now);
 		cb = NULL;
 	}
@@ -689,7 +689,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 			mrc_mark_lost(msk, skb, MRC_LOSS_TRIM, now);
 		return;
 	}
-	mrc_rtt_rcvd(cp, ack, cb->sent, now);
+	mrc_rtt_rcvd(msk, cp, ack, cb->sent, now);
 	if (flags & MRC_F_ECE) {
 		MRC_MSK_INC_STATS(msk, MRC_MIB_ECE_RCVD);
 		mrc_path_ce(cp, &msk->ev_table[cb->ev_idx]);

@@ -699,7 +699,7 @@ bool mrc_sock_child_established(struct mrc_sock *msk)
 		 * (all of the first window resent, every EV retired).  Data
 		 * soon brings it down.
 		 */
-		mrc_cc_rtt_since(&msk->planes[msk->syn_plane], msk->syn_start,
+		mrc_cc_rtt_since(msk, &msk->planes[msk->syn_plane], msk->syn_start,
 				 now);
 		msk->half_open = false;
 		lmsk->nr_half_open--;

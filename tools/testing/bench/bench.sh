@@ -496,7 +496,7 @@ run()
 	fi
 	tail -n 1 "$res" | jq -r --argjson t $SECONDS '"[\($t)s] \(.scenario) \(.transport): " +
 		(if .goodput_mbps != null then "\(.goodput_mbps * 100 | round / 100) Mbit/s" + (if .limit_mbps > 0 then " of \(.limit_mbps * 10 | round / 10) (\((.ratio // 0) * 1000 | round / 10)%)" else "" end) + ", stall \(.stall_ms) ms" else "" end) +
-		(if .client.p50_us then "p50 \(.client.p50_us) us p99 \(.client.p99_us) us p99.9 \(.client.p999_us) us, \(.client.rate)/s" else "" end) +
+		(if .client.p50_us then (if .goodput_mbps != null then "; " else "" end) + "p50 \(.client.p50_us) us p99 \(.client.p99_us) us p99.9 \(.client.p999_us) us, \(.client.rate)/s" else "" end) +
 		(if .client.slab_per_pair then "\(.client.conns) pairs, \(.client.slab_per_pair | round) B of slab per pair" else "" end) +
 		" links " + ([.links[] | "\(.dev)=\(.tx_bytes / 1e6 | round)MB"] | join(" "))' |
 		tee -a "$out/log.txt"

@@ -19,7 +19,8 @@
 # - A long link: one plane with 5 ms of delay and a rate limit (half of
 #   what the plane carries here without one, in Mbit/s, at most 100,
 #   over a buffer of four bandwidth-delay products and at least
-#   16 KiB) runs at 80% of the limit or more.
+#   16 KiB) runs at 80% of the limit or more, and its slow start ends
+#   before the buffer overflows by more than half of it.
 # - A short queue: the long link's plane without its delay, a tbf at the
 #   same rate over a buffer of 100 ms, and twice a stream that lasts about
 #   7 s at that rate, the tbf's backlog sampled five times a second from
@@ -70,7 +71,7 @@ fi
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 mrc_need_mod sch_tbf sch_red sch_netem sch_ingress cls_bpf
 
-mrc_plan 32
+mrc_plan 33
 
 # Bytes per transfer, and for the measure of a plane without a limit.
 SIZE=$((32 << 20))
@@ -429,6 +430,7 @@ long_transfer()
 	bdp=$((rate * DELAY_MS * 1000 / 8))
 	limit=$((4 * bdp))
 	[ "$limit" -ge 16384 ] || limit=16384
+	long_limit=$limit
 	mrc_info "$DELAY_MS ms one way, $rate Mbit/s, a buffer of $limit bytes (BDP $bdp)"
 	tc -n "$A" qdisc add dev veth1 root handle 1: netem delay "${DELAY_MS}ms" \
 		limit 100000 &&
@@ -459,6 +461,23 @@ long_rate()
 }
 
 ############################################################################
+# long_overflow: the long transfer's slow start ended on the queue it
+# built, before the buffer overflowed by more than half of it (in
+# packets of 1500 bytes): waiting for a round's end, it doubled once more
+# and the tbf dropped 112 to 236 packets of a buffer of 120.
+long_overflow()
+{
+	local drops
+
+	[ -n "$long_done" ] || mrc_fail "the transfer failed" || return 1
+	drops=$(tc -n "$A" -s -j qdisc show dev veth1 |
+		jq '.[] | select(.kind == "tbf") | .drops')
+	[ -n "$drops" ] || mrc_fail "no tbf on the long link" || return 1
+	mrc_info "the tbf dropped $drops packets, its buffer holds $((long_limit / 1500))"
+	[ "$drops" -le $((long_limit / 1500 / 2)) ] ||
+		mrc_fail "$drops packets dropped, more than half the buffer"
+}
+
 # A short queue: net.mrc.target_delay_us on the long link's plane
 
 # target_delay US: net.mrc.target_delay_us of the sender, $A.
@@ -757,6 +776,7 @@ A=mrcg-$suffix-la
 B=mrcg-$suffix-lb
 rate=
 long_done=
+long_limit=
 queue_size=
 declare -A queue_ns=()
 if ! hosts "$A" "$B" 4 1; then
@@ -766,6 +786,8 @@ mrc_check "long link: 8 MiB stream on one plane without a limit" long_base
 mrc_check "long link: 32 MiB stream over ${DELAY_MS} ms and the rate limit, same SHA-256" \
 	long_transfer
 mrc_check "long link: at least $FLOOR_PCT% of the rate limit" long_rate
+mrc_check "long link: slow start ends before the queue overflows by half the buffer" \
+	long_overflow
 mrc_check "short queue: no target: ${QUEUE_SECONDS} s stream, ${QUEUE_BUFFER_MS} ms buffer at the long link's rate, same SHA-256" \
 	queue_round 0
 mrc_check "short queue: no target: the median queue holds $((QUEUE_FULL_X * QUEUE_TARGET_US)) us or more" \
