@@ -726,7 +726,7 @@ incast()
 # the incast, and alone.
 victim()
 {
-	local t i rc s alone limit
+	local t i rc s alone crowd host1 limit
 
 	link_rate=$rate
 	limit=$(echo "4 * $link_rate * $eff" | bc -l)
@@ -750,13 +750,18 @@ victim()
 			wait "$i" || rc=$?
 		done
 		s=$(server_result "victim.$t" 2 | tail -n 1)
+		crowd=$(flows_result "victim-incast.$t" 7)
+		host1=$(server_result "victim-incast.$t" 7 | jq -s --arg l "victim-incast.$t.0" \
+			'[.[] | select(.label == $l) | .goodput_mbps][0]')
 		record victim "$t" "$limit" "$(grep -m 1 '"role":"client"' "$work/victim.$t")" \
 			"$s" "$(jq -cn --argjson rc $rc --argjson rate "$link_rate" \
-				--argjson alone "${alone:-0}" '{planes: 4, rate_mbps: $rate,
+				--argjson alone "${alone:-0}" --argjson crowd "$crowd" \
+				--argjson host1 "${host1:-null}" '{planes: 4, rate_mbps: $rate,
 				topology: "host 1 to host 10 beside a 7:1 incast from hosts 1-7 to host 9, 4 planes of \($rate) Mbit/s",
-				rc: $rc, links: [], alone_mbps: $alone}')"
+				rc: $rc, links: [], alone_mbps: $alone,
+				incast_mbps: $crowd.goodput_mbps, incast_host1_mbps: $host1}')"
 		[ $rc = 0 ] || { failures=$((failures + 1)); log "victim $t: FAILED (exit $rc)"; }
-		tail -n 1 "$res" | jq -r --argjson t $SECONDS '"[\($t)s] victim \(.transport): \(.goodput_mbps // 0 | . * 10 | round / 10) Mbit/s beside the incast, \(.alone_mbps * 10 | round / 10) alone"' |
+		tail -n 1 "$res" | jq -r --argjson t $SECONDS '"[\($t)s] victim \(.transport): \(.goodput_mbps // 0 | . * 10 | round / 10) Mbit/s beside the incast, \(.alone_mbps * 10 | round / 10) alone; the incast \(.incast_mbps // 0 | . * 10 | round / 10), host 1 in it \(.incast_host1_mbps // 0 | . * 10 | round / 10)"' |
 			tee -a "$out/log.txt"
 	done
 	teardown
