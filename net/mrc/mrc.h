@@ -283,7 +283,7 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @round_peak_us: the largest since then
  * @queue_peak_us: the largest queue of the last round judged
  * @round_samples: round trips measured since then (saturates)
- * @queue_streak: round trips in a row that found a queue (saturates)
+ * @queue_streak: samples in a row that found a queue (saturates)
  * @backoff: timeouts on the plane since its last round-trip sample: its
  *	timeout doubles with each (Karn), whatever the other planes hear
  * @rack_sent: send time of the latest-sent packet known delivered
@@ -378,7 +378,7 @@ enum mrc_ev_state {
  *	loss on it no longer counts as the same bad path
  * @probe_psn: PSN of the first probe sent on it since it was retired:
  *	an answer to any of them restores it
- * @losses: packets found lost on it
+ * @losses: packets found lost on it, on any evidence
  * @next_probe: when to probe a retired EV again
  * @tx_packets: DATA packets sent on it
  *

@@ -503,9 +503,18 @@ static void mrc_output_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 {
 	struct sk_buff *skb, *tmp;
 
-	mrc_path_silent(msk, cp, now);
+	/*
+	 * Losses found on other planes' evidence count on their EVs first,
+	 * so that each retirement names them.  Timeouts come after: each
+	 * would retire its EV alone and weigh it as a bad path, where the
+	 * whole plane failed.
+	 */
+	if (why != MRC_LOSS_ELSEWHERE)
+		mrc_path_silent(msk, cp, now);
 	list_for_each_entry_safe(skb, tmp, &cp->inflight, list)
 		mrc_mark_lost(msk, skb, why, now);
+	if (why == MRC_LOSS_ELSEWHERE)
+		mrc_path_silent(msk, cp, now);
 }
 
 /*
