@@ -284,7 +284,9 @@ lossy()
 }
 
 mrc_ns_add "$C" || exit "$KSFT_FAIL"
-mkdir "$trace" 2> /dev/null
+# Without comm recording (see mrc_trace_instance); the drop reasons are
+# told without the trace when there is no instance.
+mrc_trace_instance "$trace" 2> /dev/null
 mrc_check "/proc/net/mrc_snmp and netlink show the same counters" same_names
 mrc_check "an idle namespace's counters do not move" quiet
 

@@ -108,6 +108,28 @@ mrc_finish()
 	exit "$KSFT_PASS"
 }
 
+# mrc_trace_instance DIR: make the tracefs instance DIR (under
+# .../instances/) without comm recording.  Comm recording hooks
+# sched_switch and sched_wakeup once an event of the instance is enabled,
+# and unhooks them once none is: each time the kernel patches those jumps
+# in __schedule() and try_to_wake_up() while every CPU runs them, which
+# QEMU's TCG gets wrong now and then (Oops: int3 in ttwu_do_activate,
+# 6.12).  The option is the top level's: an instance copies it when it is
+# made, and cannot change it.
+mrc_trace_instance()
+{
+	local opt=${1%/instances/*}/options/record-cmd old rc
+
+	old=$(cat "$opt") && echo 0 > "$opt" || return 1
+	mkdir "$1"
+	rc=$?
+	echo "$old" > "$opt"
+	[ "$rc" = 0 ] || return "$rc"
+	if [ -e "$1/options/record-tgid" ]; then
+		echo 0 > "$1/options/record-tgid" || return 1
+	fi
+}
+
 mrc_require_root()
 {
 	if [ "$(id -u)" != 0 ]; then

@@ -73,15 +73,11 @@ cleanup()
 }
 trap cleanup EXIT
 
-mkdir "$trace" || exit "$KSFT_FAIL"
+# No comm or tgid recording (see mrc_trace_instance).  The events are
+# switched with no transfer running, and a filter, not a switch, silences
+# one during it.
+mrc_trace_instance "$trace" || exit "$KSFT_FAIL"
 echo 8192 > "$trace/buffer_size_kb"
-# No comm or tgid recording: it hooks sched_switch whenever the instance
-# goes from no event to one, and the kernel patches that jump in
-# __schedule() while every CPU runs it, which QEMU's TCG gets wrong now
-# and then (Oops: int3 in __schedule).  The events are switched with no
-# transfer running, and a filter, not a switch, silences one during it.
-echo 0 > "$trace/options/record-cmd"
-[ -e "$trace/options/record-tgid" ] && echo 0 > "$trace/options/record-tgid"
 
 # events_exist: events/mrc/ has every event we document.
 events_exist()
