@@ -77,7 +77,8 @@ trap cleanup EXIT
 # switched with no transfer running, and a filter, not a switch, silences
 # one during it.
 mrc_trace_instance "$trace" || exit "$KSFT_FAIL"
-echo 8192 > "$trace/buffer_size_kb"
+# Per CPU: a second of every send of a transfer, and more.
+echo 32768 > "$trace/buffer_size_kb"
 
 # events_exist: events/mrc/ has every event we document.
 events_exist()
@@ -354,7 +355,7 @@ ev_share()
 # any new data goes out.
 resend_first()
 {
-	local cid ev out lost p1 resent left early
+	local cid ev out lost p1 resent left early over
 
 	echo global > "$trace/trace_clock"
 	tracing mrc_send mrc_lost || return 1
@@ -364,11 +365,17 @@ resend_first()
 	drop_ev all || mrc_fail "cannot install the filter" || return 1
 	mrc_wait_for 20 traced "mrc_lost: $cid plane=1 .* why=(elsewhere|timeout)" ||
 		mrc_fail "nothing of plane 1 taken for lost" || return 1
-	sleep 1
+	sleep 0.5
 	echo 0 > "$trace/tracing_on"
 	kill "$cli" "$srv" 2> /dev/null
 	wait "$cli" "$srv" 2> /dev/null
 	drop_ev
+	# Every send is recorded: a CPU's buffer that wrapped around lost the
+	# oldest of them, the resends among them (it once read "0 resent").
+	over=$(cat "$trace"/per_cpu/cpu*/stats |
+		awk '/^overrun:/ { n += $2 } END { print n + 0 }')
+	[ "$over" = 0 ] ||
+		mrc_fail "the trace buffer overran: $over events lost" || return 1
 	# For each packet taken for lost and resent, the new packets sent in
 	# between; one taken for lost and then acknowledged (it came late)
 	# is never resent and holds nothing back.
