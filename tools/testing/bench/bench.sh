@@ -751,8 +751,10 @@ victim()
 		done
 		s=$(server_result "victim.$t" 2 | tail -n 1)
 		crowd=$(flows_result "victim-incast.$t" 7)
-		host1=$(server_result "victim-incast.$t" 7 | jq -s --arg l "victim-incast.$t.0" \
-			'[.[] | select(.label == $l) | .goodput_mbps][0]')
+		# The server's lines do not tell the flows apart; the client's
+		# line carries what its server measured.
+		host1=$(grep -m 1 '"role":"client"' "$work/victim-incast.$t.0" |
+			jq '.server.goodput_mbps // null')
 		record victim "$t" "$limit" "$(grep -m 1 '"role":"client"' "$work/victim.$t")" \
 			"$s" "$(jq -cn --argjson rc $rc --argjson rate "$link_rate" \
 				--argjson alone "${alone:-0}" --argjson crowd "$crowd" \
