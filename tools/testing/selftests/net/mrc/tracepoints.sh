@@ -365,7 +365,7 @@ resend_first()
 	drop_ev all || mrc_fail "cannot install the filter" || return 1
 	mrc_wait_for 20 traced "mrc_lost: $cid plane=1 .* why=(elsewhere|timeout)" ||
 		mrc_fail "nothing of plane 1 taken for lost" || return 1
-	sleep 0.5
+	sleep 1
 	echo 0 > "$trace/tracing_on"
 	kill "$cli" "$srv" 2> /dev/null
 	wait "$cli" "$srv" 2> /dev/null
