@@ -694,6 +694,12 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		trace_mrc_nack(msk, cb->plane, cb->ev, cb->psn, cb->dsn);
 		MRC_MSK_INC_STATS(msk, MRC_MIB_NACKS_RCVD);
 		cp->trims++;
+		/*
+		 * Its header got through: the plane works.  One whose packets
+		 * a switch trims is congested, not silent, and must not have
+		 * its EVs retired whole as a black hole.
+		 */
+		cp->last_acked = now;
 		if (!cb->lost)
 			mrc_mark_lost(msk, skb, MRC_LOSS_TRIM, now);
 		return;
