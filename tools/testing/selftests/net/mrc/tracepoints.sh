@@ -353,20 +353,37 @@ ev_share()
 # resend_first: plane 1 turns into a black hole under a transfer; every
 # packet taken for lost (mrc_lost) is resent (mrc_send ... resend) before
 # any new data goes out.
+# retrans NS: the resends NS counted (Retrans of /proc/net/mrc_snmp).
+retrans()
+{
+	ip netns exec "$1" awk '$1 == "MrcExt:" && !col {
+			for (i = 2; i <= NF; i++)
+				if ($i == "Retrans")
+					col = i
+			next
+		}
+		$1 == "MrcExt:" { print $col; exit }' /proc/net/mrc_snmp
+}
+
 resend_first()
 {
-	local cid ev out lost p1 resent left early over
+	local cid ev out lost p1 resent left early over r0 r1
 
 	echo global > "$trace/trace_clock"
 	tracing mrc_send mrc_lost || return 1
 	xfer_on_ev || return 1
 	echo 0 > "$trace/events/mrc/mrc_send/filter"
+	# The other plane must carry the stream, or nothing can be resent.
+	mrc_wait_for 20 traced "mrc_send: $cid plane=2 " ||
+		mrc_fail "plane 2 carries nothing of $cid" || return 1
 	sleep 1
+	r0=$(retrans "$A")
 	drop_ev all || mrc_fail "cannot install the filter" || return 1
 	mrc_wait_for 20 traced "mrc_lost: $cid plane=1 .* why=(elsewhere|timeout)" ||
 		mrc_fail "nothing of plane 1 taken for lost" || return 1
 	sleep 1
 	echo 0 > "$trace/tracing_on"
+	r1=$(retrans "$A")
 	kill "$cli" "$srv" 2> /dev/null
 	wait "$cli" "$srv" 2> /dev/null
 	drop_ev
@@ -392,7 +409,8 @@ resend_first()
 	read -r lost p1 resent left early <<< "$out"
 	mrc_info "$cid: $lost packets taken for lost ($p1 of plane 1), $resent of them" \
 		"resent, $left not (acknowledged, or waiting when tracing stopped);" \
-		"$early new packets sent while one waited to be resent"
+		"$early new packets sent while one waited to be resent;" \
+		"$A counted $((r1 - r0)) resends meanwhile"
 	[ "${p1:-0}" -gt 0 ] || mrc_fail "no packet of plane 1 taken for lost" ||
 		return 1
 	[ "${resent:-0}" -gt 0 ] || mrc_fail "nothing resent" || return 1
@@ -417,6 +435,10 @@ plane_leaves()
 	ip -n "$A" link set veth2 up
 	mrc_wait_for 20 traced "mrc_plane: cid=0x[0-9a-f]+ plane=2 joined" ||
 		mrc_fail "plane 2 never joined again" || rc=1
+	# Both ends' connections see the plane; the next case needs $A's.
+	mrc_wait_for 10 mrc_planes_up "$A" 2 ||
+		mrc_fail "plane 2 of $A not up: $("$MRCCTL" -n "$A" plane show)" ||
+		rc=1
 	kill "$cli" "$srv" 2> /dev/null
 	wait "$cli" "$srv" 2> /dev/null
 	echo 0 > "$trace/tracing_on"
@@ -428,7 +450,12 @@ mrc_check "events/mrc has $(echo "$EVENTS" | wc -w) events" events_exist
 for fam in 4 6; do
 	A=mrct-$suffix-a$fam
 	B=mrct-$suffix-b$fam
+	# IPv6 takes a device's addresses away when it goes down, unless
+	# told to keep them: plane_leaves would leave $A's plane 2 without
+	# one (no address, no plane) for the cases after it.
 	if ! mrc_ns_add "$A" "$B" || ! mrc_link_hosts "$A" "$B" "$fam" 1 2 ||
+	   { [ "$fam" = 6 ] && ! ip netns exec "$A" \
+		sysctl -qw net.ipv6.conf.veth2.keep_addr_on_down=1; } ||
 	   ! mrc_add_planes "$A" "$B" "$fam" 1 2; then
 		mrc_fail "cannot build the IPv$fam topology"
 	fi
