@@ -79,6 +79,9 @@ BASE_SIZE=$((8 << 20))
 # Plane 1's rate in the ECN case, in Mbit/s: a fraction of what each
 # plane carries here even under QEMU without acceleration.
 ECN_RATE=5
+# EV retirements plane 2 may have beyond the most of another plane's
+# while it is trimmed (see trim_retirements).
+TRIM_RETIRE_SLACK=8
 # The long link: one-way delay, and the floor on the rate reached.
 DELAY_MS=5
 FLOOR_PCT=80
@@ -373,6 +376,12 @@ trim_nacks()
 		mrc_fail "$total resends for ${nacks[1]} NACKs"
 }
 
+# A trim is congestion, not a broken path: it retires no EV, and a plane
+# whose packets come back NACKed is not silent.  Losses by gap or timeout
+# retire EVs on every plane now and then under QEMU (a host that stalls
+# for a few ms); $TRIM_RETIRE_SLACK more on plane 2 than on the others is
+# that noise, not the EV per NACK (hundreds) or the whole plane found
+# silent (32 at once) of a trim taken for a failure.
 trim_retirements()
 {
 	local k max=0 nacks
@@ -385,7 +394,7 @@ trim_retirements()
 	for k in "${!stats[@]}"; do
 		[ "$k" = 1 ] || [ "${stats[k]}" -le "$max" ] || max=${stats[k]}
 	done
-	[ "${stats[1]}" -le "$max" ] ||
+	[ "${stats[1]}" -le "$((max + TRIM_RETIRE_SLACK))" ] ||
 		mrc_fail "plane 2 retired ${stats[1]} EVs, the others at most $max" ||
 		return 1
 	[ "${stats[1]}" -lt "$nacks" ] ||
