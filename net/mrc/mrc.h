@@ -381,8 +381,9 @@ enum mrc_ev_state {
  * @losses: packets found lost on it, on any evidence
  * @next_probe: when to probe a retired EV again
  * @tx_packets: DATA packets sent on it
+ * @rack_sent: send time of the latest-sent packet of it known delivered
  *
- * 32 bytes: a connection has up to %MRC_MAX_EVS of them.
+ * 40 bytes: a connection has up to %MRC_MAX_EVS of them.
  */
 struct mrc_ev {
 	u16	port;
@@ -396,6 +397,7 @@ struct mrc_ev {
 	u32	losses;
 	u64	next_probe;
 	u64	tx_packets;
+	u64	rack_sent;
 };
 
 /**

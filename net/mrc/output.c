@@ -463,6 +463,8 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 			ev->unproven--;
 		if (cb->sent > cp->rack_sent)
 			cp->rack_sent = cb->sent;
+		if (cb->sent > ev->rack_sent)
+			ev->rack_sent = cb->sent;
 		cp->last_acked = now;
 		mrc_cc_on_ack(msk, cp, cb->psn);
 	}
@@ -518,17 +520,20 @@ static void mrc_output_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 }
 
 /*
- * A packet is lost when one sent after it on the same plane arrived and
- * it is still missing a quarter of a round trip later; or, once its plane
- * has a measured round trip, when one sent after it on another plane
- * arrived and it is still missing after its own plane's round trip,
- * variation and queue (mrc_silence_ns()).  Each plane's delay is its own,
- * so that planes slower than others are not taken for lossy; and what a
- * plane that turned into a black hole held is resent after about a round
- * trip and its queue, where its timeout waited at least two.  A plane that answered nothing
- * for a whole timeout while packets sent on it are found lost this way is
- * silent, as in mrc_output_timeout(), whose timeouts no longer fire: the
- * packets are found lost first.
+ * A packet is lost when one sent after it on the same EV arrived and it is
+ * still missing a quarter of a round trip later: an EV is one path, which
+ * keeps its packets in order.  The EVs of a plane may cross different
+ * links of a fabric, whose queues differ by more than that: a packet that
+ * other EVs of its plane outran is lost only once it is still missing
+ * after the plane's round trip, variation and queue (mrc_silence_ns()),
+ * and so is one that other planes outran, once its plane has a measured
+ * round trip.  Each plane's delay is its own, so that planes slower than
+ * others are not taken for lossy; and what a plane that turned into a
+ * black hole held is resent after about a round trip and its queue, where
+ * its timeout waited at least two.  A plane that answered nothing for a
+ * whole timeout while packets sent on it are found lost on other planes'
+ * evidence is silent, as in mrc_output_timeout(), whose timeouts no
+ * longer fire: the packets are found lost first.
  */
 static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 {
@@ -547,17 +552,23 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 
 		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
 			struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
+			const struct mrc_ev *ev = &msk->ev_table[cb->ev_idx];
+			enum mrc_loss why = MRC_LOSS_GAP;
 
 			if (now - cb->sent < reo)
 				break;
-			if (cb->sent >= cp->rack_sent) {
-				if (!cp->srtt_us || cb->sent >= rack_sent ||
-				    now - cb->sent < silence)
-					break;
-				elsewhere = true;
+			/* Nothing sent later arrived: nor for what follows. */
+			if (cb->sent >= rack_sent)
+				break;
+			if (cb->sent >= ev->rack_sent) {
+				if (!cp->srtt_us || now - cb->sent < silence)
+					continue;
+				if (cb->sent >= cp->rack_sent)
+					why = MRC_LOSS_ELSEWHERE;
 			}
-			mrc_mark_lost(msk, skb, elsewhere ? MRC_LOSS_ELSEWHERE :
-					       MRC_LOSS_GAP, now);
+			if (why == MRC_LOSS_ELSEWHERE)
+				elsewhere = true;
+			mrc_mark_lost(msk, skb, why, now);
 		}
 		if (elsewhere && now - cp->last_acked >= mrc_rto_ns(msk, cp))
 			mrc_output_silent(msk, cp, MRC_LOSS_ELSEWHERE, now);

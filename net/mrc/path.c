@@ -23,7 +23,7 @@
 #include "mrc.h"
 #include "protocol.h"
 
-static_assert(sizeof(struct mrc_ev) == 32);	/* MRC_MAX_EVS a connection */
+static_assert(sizeof(struct mrc_ev) == 40);	/* MRC_MAX_EVS a connection */
 
 /* Whether the local plane @id exists and is up. */
 bool mrc_path_plane_up(struct mrc_sock *msk, int id)

@@ -22,7 +22,9 @@
 #   the other's planes 2-4 over them, and the stream goes there;
 # - a multipath fabric inside plane 1 (two routers joined by four
 #   equal-cost links, L4-hash ECMP) with one link black-holed: only the
-#   EVs hashed onto that link stay retired.
+#   EVs hashed onto that link stay retired; and the fabric alone, its
+#   links rate-limited with queues that fill unevenly: packets of one EV
+#   overtaken by another's are not taken for lost.
 
 . "$(dirname "$0")/mrc_lib.sh"
 
@@ -33,9 +35,9 @@ mrc_need_bin mrc_xfer
 mrc_need_cmd tc mkfifo
 XFER=$MRC_BIN/mrc_xfer
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
-mrc_need_mod sch_netem
+mrc_need_mod sch_netem sch_tbf
 
-mrc_plan 13
+mrc_plan 14
 
 # The size of a transfer, and of one that must last while the test looks
 # at the connection a few times (QEMU without KVM is slow, and slower to
@@ -56,6 +58,11 @@ PROBE_RATE_MAX=250
 # times slower.
 BLACK_HOLE_SIZE=256M
 [ "${MRC_DEBUG_KERNEL:-0}" = 1 ] && BLACK_HOLE_SIZE=$BIG
+# The rate of each fabric link when the plane uses the fabric alone, in
+# Mbit/s (below what QEMU forwards through the routers), and the most
+# resends beyond the links' drops, in percent of the packets sent.
+FABRIC_RATE=20
+FABRIC_RESENT_PCT=5
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -948,6 +955,48 @@ fabric()
 	return "$rc"
 }
 
+# Plane 1 alone through the fabric, each of its four links limited to
+# $FABRIC_RATE Mbit/s over 50 ms of queue.  The EVs hash unevenly onto the
+# links, so some queue and others do not, and packets of one EV overtake
+# those of another by up to tens of ms: reordering between paths, not
+# loss.  The resends beyond the links' drops stay a small part of what
+# was sent (taking a later packet of another EV for a sign of loss after
+# a quarter of a round trip resent a fifth of the stream).
+fabric_queues()
+{
+	local k rc=0 size=16M sent0 retx0 sent retx drops=0 d
+
+	topology fabric || return 1
+	for k in 2 3 4; do
+		ctl "$A" plane set id "$k" down > /dev/null || return 1
+	done
+	for k in 1 2 3 4; do
+		tc -n "$R1" qdisc replace dev "l$k" root tbf \
+			rate "${FABRIC_RATE}mbit" burst 32k latency 50ms || rc=1
+	done
+	sent0=$(mrc_counter "$A" DataSent)
+	retx0=$(mrc_counter "$A" Retrans)
+	if [ "$rc" = 0 ]; then
+		xfer_start "$size" 10.0.101.2 && xfer_end "$size" || rc=1
+	fi
+	sent=$(($(mrc_counter "$A" DataSent) - sent0))
+	retx=$(($(mrc_counter "$A" Retrans) - retx0))
+	for k in 1 2 3 4; do
+		d=$(tc -n "$R1" -s qdisc show dev "l$k" |
+			awk '$1 == "Sent" { sub(",", "", $7); print $7; exit }')
+		drops=$((drops + ${d:-0}))
+		tc -n "$R1" qdisc del dev "l$k" root
+	done
+	for k in 2 3 4; do
+		ctl "$A" plane set id "$k" up > /dev/null || rc=1
+	done
+	mrc_info "packets on the fabric's links 1-4: $(link_packets)"
+	mrc_info "$sent packets sent, $retx resent; the links dropped $drops"
+	[ "$rc" = 0 ] || return 1
+	[ $((100 * (retx - drops))) -le $((FABRIC_RESENT_PCT * sent)) ] ||
+		mrc_fail "$retx resends for $drops drops, of $sent packets"
+}
+
 # check DESCRIPTION COMMAND...: mrc_check, and how long the case took.
 mrc_check_timed "no failure: the stall of a plain transfer, for comparison" baseline
 mrc_check_timed "IPv4, link down on plane 1 (the handshake's) mid-transfer" plane_down 4 link 1
@@ -968,5 +1017,7 @@ mrc_check_timed "plane 2 cut until its validation gave up, then repaired: a late
 mrc_check_timed "IPv6, link down on plane 1 (the handshake's) mid-transfer" plane_down 6 link 1
 mrc_check_timed "ECMP fabric in plane 1, one of four links black-holed: only its EVs retired" \
 	fabric
+mrc_check_timed "ECMP fabric alone, its links' queues uneven: EVs overtaking each other cause few resends" \
+	fabric_queues
 
 mrc_finish

@@ -333,6 +333,18 @@ mrc_switch_planes()
 	done
 }
 
+# mrc_counter NS NAME: the counter NAME of NS (/proc/net/mrc_snmp).
+mrc_counter()
+{
+	ip netns exec "$1" awk -v name="$2" '$1 == "MrcExt:" && !col {
+			for (i = 2; i <= NF; i++)
+				if ($i == name)
+					col = i
+			next
+		}
+		$1 == "MrcExt:" { print $col; exit }' /proc/net/mrc_snmp
+}
+
 # mrc_planes_up NS COUNT: NS has COUNT planes, all up.
 mrc_planes_up()
 {

@@ -353,18 +353,6 @@ ev_share()
 # resend_first: plane 1 turns into a black hole under a transfer; every
 # packet taken for lost (mrc_lost) is resent (mrc_send ... resend) before
 # any new data goes out.
-# retrans NS: the resends NS counted (Retrans of /proc/net/mrc_snmp).
-retrans()
-{
-	ip netns exec "$1" awk '$1 == "MrcExt:" && !col {
-			for (i = 2; i <= NF; i++)
-				if ($i == "Retrans")
-					col = i
-			next
-		}
-		$1 == "MrcExt:" { print $col; exit }' /proc/net/mrc_snmp
-}
-
 resend_first()
 {
 	local cid ev out lost p1 resent left early over r0 r1
@@ -377,13 +365,13 @@ resend_first()
 	mrc_wait_for 20 traced "mrc_send: $cid plane=2 " ||
 		mrc_fail "plane 2 carries nothing of $cid" || return 1
 	sleep 1
-	r0=$(retrans "$A")
+	r0=$(mrc_counter "$A" Retrans)
 	drop_ev all || mrc_fail "cannot install the filter" || return 1
 	mrc_wait_for 20 traced "mrc_lost: $cid plane=1 .* why=(elsewhere|timeout)" ||
 		mrc_fail "nothing of plane 1 taken for lost" || return 1
 	sleep 1
 	echo 0 > "$trace/tracing_on"
-	r1=$(retrans "$A")
+	r1=$(mrc_counter "$A" Retrans)
 	kill "$cli" "$srv" 2> /dev/null
 	wait "$cli" "$srv" 2> /dev/null
 	drop_ev
