@@ -523,17 +523,18 @@ static void mrc_output_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp,
  * A packet is lost when one sent after it on the same EV arrived and it is
  * still missing a quarter of a round trip later: an EV is one path, which
  * keeps its packets in order.  The EVs of a plane may cross different
- * links of a fabric, whose queues differ by more than that: a packet that
- * other EVs of its plane outran is lost only once it is still missing
- * after the plane's round trip, variation and queue (mrc_silence_ns()),
- * and so is one that other planes outran, once its plane has a measured
- * round trip.  Each plane's delay is its own, so that planes slower than
- * others are not taken for lossy; and what a plane that turned into a
- * black hole held is resent after about a round trip and its queue, where
- * its timeout waited at least two.  A plane that answered nothing for a
- * whole timeout while packets sent on it are found lost on other planes'
- * evidence is silent, as in mrc_output_timeout(), whose timeouts no
- * longer fire: the packets are found lost first.
+ * links of a fabric, whose queues differ by more than that: once its plane
+ * has a measured round trip, a packet that other EVs of its plane outran
+ * is lost (and its EV retired) only when it is still missing after the
+ * plane's round trip, variation and queue (mrc_silence_ns()), and so is
+ * one that only other planes outran (its EV kept: the plane may be a
+ * black hole, see below).  Each plane's delay is its own, so that planes
+ * slower than others are not taken for lossy; and what a plane that
+ * turned into a black hole held is resent after about a round trip and
+ * its queue, where its timeout waited at least two.  A plane that
+ * answered nothing for a whole timeout while packets sent on it are found
+ * lost on other planes' evidence is silent, as in mrc_output_timeout(),
+ * whose timeouts no longer fire: the packets are found lost first.
  */
 static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 {
@@ -561,8 +562,16 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 			if (cb->sent >= rack_sent)
 				break;
 			if (cb->sent >= ev->rack_sent) {
-				if (!cp->srtt_us || now - cb->sent < silence)
+				if (!cp->srtt_us || now - cb->sent < silence) {
+					/*
+					 * Packets sent later are younger, and
+					 * none of their EVs had a later one
+					 * through: nor are they lost.
+					 */
+					if (cb->sent >= cp->rack_sent)
+						break;
 					continue;
+				}
 				if (cb->sent >= cp->rack_sent)
 					why = MRC_LOSS_ELSEWHERE;
 			}

@@ -979,8 +979,10 @@ fabric_queues()
 	if [ "$rc" = 0 ]; then
 		xfer_start "$size" 10.0.101.2 && xfer_end "$size" || rc=1
 	fi
-	sent=$(($(mrc_counter "$A" DataSent) - sent0))
-	retx=$(($(mrc_counter "$A" Retrans) - retx0))
+	sent=$(mrc_counter "$A" DataSent)
+	retx=$(mrc_counter "$A" Retrans)
+	sent=$((${sent:-0} - ${sent0:-0}))
+	retx=$((${retx:-0} - ${retx0:-0}))
 	for k in 1 2 3 4; do
 		d=$(tc -n "$R1" -s qdisc show dev "l$k" |
 			awk '$1 == "Sent" { sub(",", "", $7); print $7; exit }')
