@@ -105,6 +105,37 @@ u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
 }
 
 /*
+ * How much longer @ev's queue is than its plane's others: than the
+ * smallest queue of the plane's current or last round.  Less than half
+ * the target is jitter, or a queue they all share, which the plane's
+ * window and timeouts cover: 0.
+ */
+u32 mrc_ev_excess_us(const struct mrc_sock *msk,
+		     const struct mrc_conn_plane *cp, const struct mrc_ev *ev)
+{
+	u32 target = msk->params.target_delay_us;
+	u32 floor = cp->queue_floor_us;
+
+	if (cp->round_rtt_us)
+		floor = min(floor, cp->round_rtt_us - cp->base_rtt_us);
+	if (!target || ev->queue_us <= floor + target / 2)
+		return 0;
+	return ev->queue_us - floor;
+}
+
+/*
+ * How long a packet sent on @ev may go unanswered, where its plane allows
+ * @wait: longer on an EV whose queue is longer than its plane's others,
+ * as a hot link of a fabric holds, by twice the difference (it grows
+ * while its smoothing follows).
+ */
+u64 mrc_ev_wait_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp,
+		   const struct mrc_ev *ev, u64 wait)
+{
+	return wait + 2ULL * mrc_ev_excess_us(msk, cp, ev) * NSEC_PER_USEC;
+}
+
+/*
  * A plane's timeout from its own round trips, 0 before the first.  The
  * variation term has a floor, and the whole at least two round trips and
  * the queue the window allows: a timeout costs a path, hosts stall for a
@@ -201,6 +232,7 @@ void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp)
 	cp->round_rtt_us = 0;
 	cp->round_peak_us = 0;
 	cp->queue_peak_us = 0;
+	cp->queue_floor_us = 0;
 	cp->round_samples = 0;
 	cp->queue_streak = 0;
 	cp->ce_round_psn = msk->next_psn;
@@ -248,6 +280,7 @@ static void mrc_cc_round_end(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	if (judged) {
 		cp->queue_peak_us = cp->round_peak_us > cp->base_rtt_us ?
 				    cp->round_peak_us - cp->base_rtt_us : 0;
+		cp->queue_floor_us = queue;
 		cp->round_rtt_us = 0;
 		cp->round_peak_us = 0;
 		cp->round_samples = 0;
