@@ -282,7 +282,8 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  *	fewer than MRC_DELAY_SAMPLES samples is not: they count in the next)
  * @round_peak_us: the largest since then
  * @queue_peak_us: the largest queue of the last round judged
- * @queue_floor_us: the smallest queue of the last round judged
+ * @ev_queue_us: the mean of the better half of its EVs' queues when that
+ *	round ended
  * @round_samples: round trips measured since then (saturates)
  * @queue_streak: samples in a row that found a queue (saturates)
  * @backoff: timeouts on the plane since its last round-trip sample: its
@@ -337,7 +338,7 @@ struct mrc_conn_plane {
 	u32			round_rtt_us;
 	u32			round_peak_us;
 	u32			queue_peak_us;
-	u32			queue_floor_us;
+	u32			ev_queue_us;
 	u64			rack_sent;
 	u64			last_acked;
 	u32			recovery_psn;

@@ -526,9 +526,10 @@ static void mrc_output_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp,
  * links of a fabric, whose queues differ by more than that: once its plane
  * has a measured round trip, a packet that other EVs of its plane outran
  * is lost (and its EV retired) only when it is still missing after the
- * plane's round trip, variation and queue (mrc_silence_ns()), and so is
- * one that only other planes outran (its EV kept: the plane may be a
- * black hole, see below).  Each plane's delay is its own, so that planes
+ * plane's round trip, variation and queue (mrc_silence_ns()), longer when
+ * its EV's own queue is longer than the plane's others (mrc_ev_wait_ns()),
+ * and so is one that only other planes outran (its EV kept: the plane may
+ * be a black hole, see below).  Each plane's delay is its own, so that planes
  * slower than others are not taken for lossy; and what a plane that
  * turned into a black hole held is resent after about a round trip and
  * its queue, where its timeout waited at least two.  A plane that

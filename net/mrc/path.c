@@ -105,6 +105,9 @@ struct mrc_ev *mrc_path_next_ev(struct mrc_conn_plane *cp, u16 avoid)
 		}
 		return ev;
 	}
+	/* All sit out: the next pick starts after this one, not on it. */
+	if (fallback)
+		cp->next_ev = fallback - cp->evs + 1;
 	return fallback;
 }
 
@@ -509,7 +512,8 @@ void mrc_path_ce(struct mrc_conn_plane *cp, struct mrc_ev *ev)
  * turns in proportion, %MRC_CE_SKIP for each target of the difference: a
  * hot link of a fabric gets fewer of the plane's packets until its queue
  * is as short as the others', which keep their share.  A queue all the
- * EVs share is the plane's window's (cc.c).
+ * EVs share is the plane's window's (cc.c).  The queue is kept in
+ * microseconds up to %U16_MAX: a longer one counts as 65 ms.
  */
 void mrc_path_delay(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		    struct mrc_ev *ev, u32 rtt_us)
