@@ -108,8 +108,8 @@ u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
  * How much longer @ev's queue is than its plane's others: than the mean
  * of the better half of its EVs' queues at the last round's end
  * (mrc_cc_ev_queues()), taken the same way.  Less than half the target
- * is jitter, or a queue they all share, which the plane's window and
- * timeouts cover: 0.
+ * is jitter, or a queue they all share, which the plane's window
+ * answers: 0.
  */
 u32 mrc_ev_excess_us(const struct mrc_sock *msk,
 		     const struct mrc_conn_plane *cp, const struct mrc_ev *ev)
@@ -155,18 +155,6 @@ static void mrc_cc_ev_queues(struct mrc_conn_plane *cp)
 		}
 	}
 	cp->ev_queue_us = div_u64(low_sum, low_n);
-}
-
-/*
- * How long a packet sent on @ev may go unanswered, where its plane allows
- * @wait: longer on an EV whose queue is longer than its plane's others,
- * as a hot link of a fabric holds, by twice the difference (it grows
- * while its smoothing follows).
- */
-u64 mrc_ev_wait_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp,
-		   const struct mrc_ev *ev, u64 wait)
-{
-	return wait + 2ULL * mrc_ev_excess_us(msk, cp, ev) * NSEC_PER_USEC;
 }
 
 /*

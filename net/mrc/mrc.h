@@ -867,8 +867,6 @@ u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp);
 u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 u32 mrc_ev_excess_us(const struct mrc_sock *msk,
 		     const struct mrc_conn_plane *cp, const struct mrc_ev *ev);
-u64 mrc_ev_wait_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp,
-		   const struct mrc_ev *ev, u64 wait);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn);
 void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp);

@@ -526,10 +526,9 @@ static void mrc_output_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp,
  * links of a fabric, whose queues differ by more than that: once its plane
  * has a measured round trip, a packet that other EVs of its plane outran
  * is lost (and its EV retired) only when it is still missing after the
- * plane's round trip, variation and queue (mrc_silence_ns()), longer when
- * its EV's own queue is longer than the plane's others (mrc_ev_wait_ns()),
- * and so is one that only other planes outran (its EV kept: the plane may
- * be a black hole, see below).  Each plane's delay is its own, so that planes
+ * plane's round trip, variation and queue (mrc_silence_ns()), and so is
+ * one that only other planes outran (its EV kept: the plane may be a
+ * black hole, see below).  Each plane's delay is its own, so that planes
  * slower than others are not taken for lossy; and what a plane that
  * turned into a black hole held is resent after about a round trip and
  * its queue, where its timeout waited at least two.  A plane that
@@ -573,9 +572,6 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 						break;
 					continue;
 				}
-				if (now - cb->sent <
-				    mrc_ev_wait_ns(msk, cp, ev, silence))
-					continue;
 				if (cb->sent >= cp->rack_sent)
 					why = MRC_LOSS_ELSEWHERE;
 			}
@@ -615,14 +611,8 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 		u32 expired = 0;
 
 		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
-			struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
-
-			if (now - cb->sent < rto)
+			if (now - MRC_SKB_CB(skb)->sent < rto)
 				break;
-			if (now - cb->sent <
-			    mrc_ev_wait_ns(msk, cp, &msk->ev_table[cb->ev_idx],
-					   rto))
-				continue;
 			mrc_mark_lost(msk, skb, MRC_LOSS_TIMEOUT, now);
 			expired++;
 		}
@@ -645,21 +635,13 @@ u64 mrc_output_next_timeout(struct mrc_sock *msk)
 
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
-		struct mrc_skb_cb *cb;
 		struct sk_buff *skb;
 
 		skb = list_first_entry_or_null(&cp->inflight, struct sk_buff,
 					       list);
 		if (!skb)
 			continue;
-		/*
-		 * A later packet on an EV of a shorter queue may be due
-		 * first: it waits for this one, or for an acknowledgment.
-		 */
-		cb = MRC_SKB_CB(skb);
-		t = cb->sent + mrc_ev_wait_ns(msk, cp,
-					      &msk->ev_table[cb->ev_idx],
-					      mrc_rto_ns(msk, cp));
+		t = MRC_SKB_CB(skb)->sent + mrc_rto_ns(msk, cp);
 		if (!when || t < when)
 			when = t;
 	}
@@ -695,8 +677,7 @@ static u32 mrc_rtt_rcvd(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
  * was too short for this path (a queue that grew, a slow host), and only
  * this round trip says by how much.  Without it, a path slower than its
  * timeout has every packet resent and never yields a round trip to learn
- * from.  The EV it went on learns its queue too, so that its next packets
- * get the time they need (mrc_ev_wait_ns()).
+ * from.  The EV it went on learns its queue too (mrc_path_delay()).
  */
 static void mrc_rtt_late(struct mrc_sock *msk, const struct mrc_ack *ack,
 			 const struct mrc_skb_cb *cb, u64 now)

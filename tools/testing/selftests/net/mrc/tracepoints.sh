@@ -411,9 +411,11 @@ ev_queue()
 		"$tmp/info")
 	read -r slow fast lost plane2 evs <<< "$out"
 	# Not asserted: how many of the slow half's packets were taken for
-	# lost.  The queue drops none, but packets it holds leave on the CPU
-	# whose timer ran it, and the two CPUs of a guest take an EV's
-	# packets apart by milliseconds now and then.
+	# lost.  The queue drops none, but its packets may wait longer than
+	# the plane's silence time (mrc.rst, "Queueing delay", Known
+	# limits), and those it holds leave on the CPU whose timer ran it:
+	# the two CPUs of a guest take an EV's packets apart by milliseconds
+	# now and then.
 	mrc_info "$cid: per EV, plane 1's slow half $slow packets, its" \
 		"other half $fast, plane 2's $plane2; $lost of the slow half's" \
 		"taken for lost, ${drops:-no} dropped by the queue"
