@@ -105,59 +105,6 @@ u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
 }
 
 /*
- * How much longer @ev's queue is than its plane's others: than the mean
- * of the better half of its EVs' queues at the last round's end
- * (mrc_cc_ev_queues()), taken the same way.  Less than half the target
- * is jitter, or a queue they all share, which the plane's window
- * answers: 0.
- */
-u32 mrc_ev_excess_us(const struct mrc_sock *msk,
-		     const struct mrc_conn_plane *cp, const struct mrc_ev *ev)
-{
-	u32 target = msk->params.target_delay_us;
-
-	if (!target || ev->queue_us <= cp->ev_queue_us + target / 2)
-		return 0;
-	return ev->queue_us - cp->ev_queue_us;
-}
-
-/*
- * Once a round, what an EV's own queue is judged against: the mean queue
- * of the better half of the plane's EVs in use that have one measured
- * (those at or below the mean of all).  With half the EVs behind a hot
- * link, the mean of all would be half its queue.
- */
-static void mrc_cc_ev_queues(struct mrc_conn_plane *cp)
-{
-	u32 i, n = 0, low_n = 0, mean;
-	u64 sum = 0, low_sum = 0;
-
-	for (i = 0; i < cp->nr_evs; i++) {
-		const struct mrc_ev *ev = &cp->evs[i];
-
-		if (ev->state == MRC_EV_ACTIVE && ev->queue_us) {
-			sum += ev->queue_us;
-			n++;
-		}
-	}
-	if (!n) {
-		cp->ev_queue_us = 0;
-		return;
-	}
-	mean = div_u64(sum, n);
-	for (i = 0; i < cp->nr_evs; i++) {
-		const struct mrc_ev *ev = &cp->evs[i];
-
-		if (ev->state == MRC_EV_ACTIVE && ev->queue_us &&
-		    ev->queue_us <= mean) {
-			low_sum += ev->queue_us;
-			low_n++;
-		}
-	}
-	cp->ev_queue_us = div_u64(low_sum, low_n);
-}
-
-/*
  * A plane's timeout from its own round trips, 0 before the first.  The
  * variation term has a floor, and the whole at least two round trips and
  * the queue the window allows: a timeout costs a path, hosts stall for a
@@ -247,11 +194,9 @@ static bool mrc_cc_round_over(const struct mrc_sock *msk, u32 psn, u32 start)
 	return !mrc_before(psn, start) || msk->next_psn - start >= BIT(30);
 }
 
-/* Forget what the plane's round trips said of its queues. */
+/* Forget what the plane's round trips said of its queue. */
 void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp)
 {
-	u32 i;
-
 	cp->base_rtt_us = 0;
 	cp->round_rtt_us = 0;
 	cp->round_peak_us = 0;
@@ -259,10 +204,6 @@ void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp)
 	cp->round_samples = 0;
 	cp->queue_streak = 0;
 	cp->ce_round_psn = msk->next_psn;
-	/* Its EVs' queues were measured against the old base. */
-	cp->ev_queue_us = 0;
-	for (i = 0; i < cp->nr_evs; i++)
-		cp->evs[i].queue_us = 0;
 }
 
 /*
@@ -307,7 +248,6 @@ static void mrc_cc_round_end(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	if (judged) {
 		cp->queue_peak_us = cp->round_peak_us > cp->base_rtt_us ?
 				    cp->round_peak_us - cp->base_rtt_us : 0;
-		mrc_cc_ev_queues(cp);
 		cp->round_rtt_us = 0;
 		cp->round_peak_us = 0;
 		cp->round_samples = 0;

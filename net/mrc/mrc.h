@@ -282,8 +282,6 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  *	fewer than MRC_DELAY_SAMPLES samples is not: they count in the next)
  * @round_peak_us: the largest since then
  * @queue_peak_us: the largest queue of the last round judged
- * @ev_queue_us: the mean of the better half of its EVs' queues when that
- *	round ended
  * @round_samples: round trips measured since then (saturates)
  * @queue_streak: samples in a row that found a queue (saturates)
  * @backoff: timeouts on the plane since its last round-trip sample: its
@@ -338,7 +336,6 @@ struct mrc_conn_plane {
 	u32			round_rtt_us;
 	u32			round_peak_us;
 	u32			queue_peak_us;
-	u32			ev_queue_us;
 	u64			rack_sent;
 	u64			last_acked;
 	u32			recovery_psn;
@@ -372,16 +369,13 @@ enum mrc_ev_state {
  * @port: the EV: UDP source port and IPv6 flow label
  * @state: an &enum mrc_ev_state
  * @probe_shift: backoff of the probes of a retired EV
+ * @skip: picks to skip after a CE mark, so marked paths carry less
+ * @cut_round: the plane's last round of window reductions that took this
+ *	EV's share for a loss on it
  * @penalty: backoff of its first probe once retired: grows each time it
  *	is lost again before %MRC_EV_PROOF of its packets arrived
  * @unproven: its packets still to arrive since it was restored before a
  *	loss on it no longer counts as the same bad path
- * @skip: picks to skip after a CE mark or a round trip that found its
- *	queue longer than its plane's others, so that it carries less
- * @cut_round: the plane's last round of window reductions that took this
- *	EV's share for a loss on it
- * @queue_us: its queue, smoothed: round trips measured on it less the
- *	plane's base, in microseconds, at most %U16_MAX
  * @probe_psn: PSN of the first probe sent on it since it was retired:
  *	an answer to any of them restores it
  * @losses: packets found lost on it, on any evidence
@@ -393,13 +387,12 @@ enum mrc_ev_state {
  */
 struct mrc_ev {
 	u16	port;
-	u16	state:1;
-	u16	probe_shift:5;
-	u16	penalty:4;
-	u16	unproven:5;
+	u8	state;
+	u8	probe_shift;
 	u8	skip;
 	u8	cut_round;
-	u16	queue_us;
+	u8	penalty;
+	u8	unproven;
 	u32	probe_psn;
 	u32	losses;
 	u64	next_probe;
@@ -686,7 +679,6 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_ACK_EVERY		16
 #define MRC_PUSH_BURST		64
 #define MRC_CE_SKIP		4
-#define MRC_DELAY_SKIP_MAX	64	/* turns an EV's queue makes it skip */
 #define MRC_PROBE_MIN_NS	(500 * NSEC_PER_USEC)
 #define MRC_PROBE_MAX_NS	(100 * NSEC_PER_MSEC)
 #define MRC_EV_PROOF		16	/* packets that prove an EV restored */
@@ -865,8 +857,6 @@ void mrc_cc_rtt_since(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 u64 mrc_srtt_ns(const struct mrc_conn_plane *cp);
 u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp);
 u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
-u32 mrc_ev_excess_us(const struct mrc_sock *msk,
-		     const struct mrc_conn_plane *cp, const struct mrc_ev *ev);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn);
 void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp);
@@ -890,8 +880,6 @@ void mrc_path_validate(struct mrc_sock *msk, u64 now,
 		       struct sk_buff_head *queue);
 u64 mrc_path_next_validation(struct mrc_sock *msk);
 void mrc_path_ce(struct mrc_conn_plane *cp, struct mrc_ev *ev);
-void mrc_path_delay(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
-		    struct mrc_ev *ev, u32 rtt_us);
 struct mrc_ev *mrc_path_find_ev(struct mrc_sock *msk, u16 port,
 				struct mrc_conn_plane **cpp);
 void mrc_path_planes_changed(struct mrc_net *mn);

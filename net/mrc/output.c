@@ -661,35 +661,13 @@ static void mrc_ce_rcvd_late(struct mrc_sock *msk, u16 port)
 	}
 }
 
-/* The round trip of a packet sent at @sent, in microseconds, sampled. */
-static u32 mrc_rtt_rcvd(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
-			const struct mrc_ack *ack, u64 sent, u64 now)
+static void mrc_rtt_rcvd(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
+			 const struct mrc_ack *ack, u64 sent, u64 now)
 {
 	s64 rtt = now - sent - (u64)ntohl(ack->delay_us) * NSEC_PER_USEC;
-	u32 rtt_us = div_u64(max_t(s64, rtt, NSEC_PER_USEC), NSEC_PER_USEC);
 
-	mrc_cc_rtt_sample(msk, cp, rtt_us);
-	return rtt_us;
-}
-
-/*
- * The first copy of @cb's packet arrived after we resent it: the timeout
- * was too short for this path (a queue that grew, a slow host), and only
- * this round trip says by how much.  Without it, a path slower than its
- * timeout has every packet resent and never yields a round trip to learn
- * from.  The EV it went on learns its queue too (mrc_path_delay()).
- */
-static void mrc_rtt_late(struct mrc_sock *msk, const struct mrc_ack *ack,
-			 const struct mrc_skb_cb *cb, u64 now)
-{
-	struct mrc_conn_plane *cp = &msk->planes[cb->first_plane], *ev_cp;
-	struct mrc_ev *ev;
-	u32 rtt_us;
-
-	rtt_us = mrc_rtt_rcvd(msk, cp, ack, cb->first_sent, now);
-	ev = mrc_path_find_ev(msk, ntohs(ack->echo_ev), &ev_cp);
-	if (ev && ev_cp == cp)
-		mrc_path_delay(msk, cp, ev, rtt_us);
+	mrc_cc_rtt_sample(msk, cp, div_u64(max_t(s64, rtt, NSEC_PER_USEC),
+					   NSEC_PER_USEC));
 }
 
 /*
@@ -703,7 +681,6 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	struct mrc_conn_plane *cp;
 	struct mrc_skb_cb *cb;
 	struct sk_buff *skb;
-	struct mrc_ev *ev;
 
 	skb = NULL;
 	if (!mrc_before(echo_dsn, msk->snd_una) &&
@@ -712,7 +689,15 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	cb = skb ? MRC_SKB_CB(skb) : NULL;
 	if (cb && cb->psn != echo_psn && cb->first_psn == echo_psn &&
 	    type == MRC_PKT_ACK) {
-		mrc_rtt_late(msk, ack, cb, now);
+		/*
+		 * The first copy arrived after we resent it: the timeout was
+		 * too short for this path (a queue that grew, a slow host),
+		 * and only this round trip says by how much.  Without it, a
+		 * path slower than its timeout has every packet resent and
+		 * never yields a round trip to learn from.
+		 */
+		mrc_rtt_rcvd(msk, &msk->planes[cb->first_plane], ack,
+			     cb->first_sent, now);
 		cb = NULL;
 	}
 	if (!cb || cb->psn != echo_psn) {
@@ -739,11 +724,10 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 			mrc_mark_lost(msk, skb, MRC_LOSS_TRIM, now);
 		return;
 	}
-	ev = &msk->ev_table[cb->ev_idx];
-	mrc_path_delay(msk, cp, ev, mrc_rtt_rcvd(msk, cp, ack, cb->sent, now));
+	mrc_rtt_rcvd(msk, cp, ack, cb->sent, now);
 	if (flags & MRC_F_ECE) {
 		MRC_MSK_INC_STATS(msk, MRC_MIB_ECE_RCVD);
-		mrc_path_ce(cp, ev);
+		mrc_path_ce(cp, &msk->ev_table[cb->ev_idx]);
 		cp->ce_marked++;
 	}
 }

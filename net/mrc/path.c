@@ -84,8 +84,7 @@ int mrc_path_pick_plane(struct mrc_sock *msk, int avoid, bool strict)
 
 /*
  * The next EV in use on a plane, not @avoid if another will do.  EVs that
- * saw a CE mark or a longer queue than the others sit out a few turns
- * (mrc_path_ce(), mrc_path_delay()).  Never NULL when cp->nr_active.
+ * saw a CE mark sit out a few turns.  Never NULL when cp->nr_active.
  */
 struct mrc_ev *mrc_path_next_ev(struct mrc_conn_plane *cp, u16 avoid)
 {
@@ -105,9 +104,6 @@ struct mrc_ev *mrc_path_next_ev(struct mrc_conn_plane *cp, u16 avoid)
 		}
 		return ev;
 	}
-	/* All sit out: the next pick starts after this one, not on it. */
-	if (fallback)
-		cp->next_ev = fallback - cp->evs + 1;
 	return fallback;
 }
 
@@ -504,35 +500,6 @@ void mrc_path_ce(struct mrc_conn_plane *cp, struct mrc_ev *ev)
 {
 	cp->ce_marks++;
 	ev->skip = MRC_CE_SKIP;
-}
-
-/*
- * A round trip of @rtt_us measured on @ev, after its plane's.  An EV whose
- * queue is longer than its plane's others (mrc_ev_excess_us()) sits out
- * turns in proportion, %MRC_CE_SKIP for each target of the difference: a
- * hot link of a fabric gets fewer of the plane's packets until its queue
- * is as short as the others', which keep their share.  A queue all the
- * EVs share is the plane's window's (cc.c).  The queue is kept in
- * microseconds up to %U16_MAX: a longer one counts as 65 ms.
- */
-void mrc_path_delay(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
-		    struct mrc_ev *ev, u32 rtt_us)
-{
-	u32 queue = min(rtt_us - cp->base_rtt_us, U16_MAX);
-	u32 excess;
-
-	/*
-	 * Up at once, down by an eighth a sample: it bounds how long its
-	 * packets wait, and a queue that other EVs grow between its samples
-	 * must not find it short.
-	 */
-	ev->queue_us = max(queue, ev->queue_us - ev->queue_us / 8 + queue / 8);
-	excess = mrc_ev_excess_us(msk, cp, ev);
-	if (excess)
-		ev->skip = max_t(u32, ev->skip,
-				 min(MRC_CE_SKIP * excess /
-				     msk->params.target_delay_us,
-				     MRC_DELAY_SKIP_MAX));
 }
 
 /*

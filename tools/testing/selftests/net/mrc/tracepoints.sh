@@ -21,12 +21,6 @@
 #   plane's window was halved by any loss on it), that EV carries less
 #   than half the packets of plane 1's average EV, and plane 1's other EVs
 #   carry at least half as many each as plane 2's;
-# - a queue on some EVs takes their share, not the plane's: the EVs of
-#   odd number on plane 1 go through a link slower than their share
-#   (tbf, with room for half a second), under a long transfer; they carry
-#   less than half as many packets each as plane 1's other EVs, which
-#   carry at least half as many as plane 2's (a plane's window was cut
-#   for the queue of some of its EVs, which kept their share);
 # - mrc_plane shows plane 2 leave a connection when its link goes down
 #   mid-transfer, and join it again when the link comes back;
 # - a packet taken for lost is resent before new data: plane 1 turns into
@@ -49,7 +43,7 @@ mrc_need_cmd tc
 mrc_need_cmd python3
 XFER=$MRC_BIN/mrc_xfer
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
-mrc_need_mod sch_prio sch_tbf cls_u32
+mrc_need_mod sch_prio cls_u32
 
 TRACEFS=/sys/kernel/tracing
 if [ ! -d "$TRACEFS/instances" ]; then
@@ -63,10 +57,7 @@ fi
 EVENTS="mrc_state mrc_send mrc_ack mrc_ev_retire mrc_ev_restore mrc_plane mrc_rto mrc_nack
 	mrc_cwnd_cut mrc_cwnd_delay mrc_lost mrc_rst"
 
-mrc_plan 14
-
-# ev_queue: the rate of the link of half of plane 1's EVs.
-EV_QUEUE_RATE=${EV_QUEUE_RATE:-8mbit}
+mrc_plan 12
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -359,74 +350,6 @@ ev_share()
 	return "$rc"
 }
 
-# slow_half RATE: on $A's veth1, the EVs of odd number (UDP source port
-# on IPv4, flow label on IPv6) go through a queue of their own, drained
-# at RATE; the other EVs through none.  None without RATE.
-slow_half()
-{
-	local proto=ip match=(match ip protocol 17 0xff)
-
-	tc -n "$A" qdisc del dev veth1 root 2> /dev/null
-	[ -n "$1" ] || return 0
-	if [ "$fam" = 4 ]; then
-		match+=(match ip sport 1 0x1)
-	else
-		proto=ipv6 match=(match ip6 protocol 17 0xff
-				  match ip6 flowlabel 1 0x1)
-	fi
-	tc -n "$A" qdisc add dev veth1 root handle 1: prio &&
-	tc -n "$A" qdisc add dev veth1 parent 1:3 handle 30: \
-		tbf rate "$1" burst 4k latency 500ms &&
-	tc -n "$A" filter add dev veth1 parent 1: protocol "$proto" prio 1 \
-		u32 "${match[@]}" flowid 1:3
-}
-
-# ev_queue: half the EVs of plane 1 cross a link slower than their share
-# under a transfer, which queues their packets without dropping them.
-ev_queue()
-{
-	local cid ev out slow fast lost plane2 evs drops rc=0
-
-	tracing mrc_send || return 1
-	xfer_on_ev || return 1
-	echo 0 > "$trace/tracing_on"
-	slow_half "$EV_QUEUE_RATE" ||
-		mrc_fail "cannot install the queue" || return 1
-	sleep 8
-	"$MRC_BIN/mrc_sockinfo" "$cli" > "$tmp/info" ||
-		mrc_fail "mrc_sockinfo $cli failed" || return 1
-	drops=$(tc -n "$A" -s qdisc show dev veth1 parent 1:3 |
-		grep -o -m 1 'dropped [0-9]*' | cut -d' ' -f2)
-	kill "$cli" "$srv" 2> /dev/null
-	wait "$cli" "$srv" 2> /dev/null
-	slow_half
-	# Per EV: "ev PLANE PORT STATE losses N tx_packets N".  Counts from
-	# the queue's start would be fairer, but the EVs of both halves
-	# carried the same before it.
-	out=$(awk '$1 == "ev" && $2 == 1 && $3 % 2 { s += $8; l += $6; n++ }
-		   $1 == "ev" && $2 == 1 && !($3 % 2) { f += $8; m++ }
-		   $1 == "ev" && $2 == 2 { p += $8; k++ }
-		   END { if (n && m && k)
-				printf "%d %d %d %d %d\n", s / n, f / m, l, p / k, n + m }' \
-		"$tmp/info")
-	read -r slow fast lost plane2 evs <<< "$out"
-	# Not asserted: how many of the slow half's packets were taken for
-	# lost.  The queue drops none, but its packets may wait longer than
-	# the plane's silence time (mrc.rst, "Queueing delay", Known
-	# limits), and those it holds leave on the CPU whose timer ran it:
-	# the two CPUs of a guest take an EV's packets apart by milliseconds
-	# now and then.
-	mrc_info "$cid: per EV, plane 1's slow half $slow packets, its" \
-		"other half $fast, plane 2's $plane2; $lost of the slow half's" \
-		"taken for lost, ${drops:-no} dropped by the queue"
-	[ "${evs:-0}" -ge 4 ] || mrc_fail "plane 1 has ${evs:-no} EVs" || return 1
-	[ "$((slow * 2))" -lt "$fast" ] ||
-		mrc_fail "the slow EVs kept their share" || rc=1
-	[ "$((fast * 2))" -ge "$plane2" ] ||
-		mrc_fail "plane 1's other EVs lost their share" || rc=1
-	return "$rc"
-}
-
 # resend_first: plane 1 turns into a black hole under a transfer; every
 # packet taken for lost (mrc_lost) is resent (mrc_send ... resend) before
 # any new data goes out.
@@ -540,9 +463,6 @@ for fam in 4 6; do
 		ev_share
 	mrc_kill_jobs
 	echo 0 > "$trace/events/mrc/mrc_send/filter"
-	mrc_check "IPv$fam: a queue on half of plane 1's EVs takes their share; the others keep theirs" \
-		ev_queue
-	mrc_kill_jobs
 	mrc_check "IPv$fam: mrc_plane shows plane 2 leave and join again" \
 		plane_leaves
 	mrc_check "IPv$fam: a black-holed plane's packets are resent before new data" \
