@@ -8,13 +8,17 @@
 # OUT/results.jsonl; tools/testing/bench/report turns them into a table
 # and plots.
 #
-#   bench.sh [-q] [-e] [-o OUT] [-r MBIT] [-d SECONDS] [-N CONNS] [-T mrc,tcp,mptcp] [-s NAME=VALUE] [SCENARIO...]
+#   bench.sh [-q] [-e] [-P] [-o OUT] [-r MBIT] [-d SECONDS] [-N CONNS] [-T mrc,tcp,mptcp] [-s NAME=VALUE] [SCENARIO...]
 #
 #   -q   quick mode: short runs of a few scenarios (a smoke test for CI)
 #   -o   output directory (default /tmp/bench)
 #   -e   at the end, print the output directory as a base64 tarball between
 #        BENCH-TAR-BEGIN and BENCH-TAR-END lines (the guest's root is
 #        read-only: this is how the results reach the host)
+#   -P   profile: perf record -a -g over each client run, and the symbols
+#        taking 0.5% of the samples or more, self time, in
+#        OUT/profile-SCENARIO-TRANSPORT.txt (the profiler's cost skews the
+#        figures: a run to read profiles, not to quote)
 #   -r   rate of each rate-limited link in Mbit/s (default 100; planes8
 #        uses half of it per link, so that its total is that of planes4)
 #   -d   length of each bulk run in seconds (default 10; 4 with -q)
@@ -47,11 +51,13 @@ dur=
 transports=mrc,tcp,mptcp
 nconns=
 sysctls=()
-while getopts "qeo:r:d:N:T:s:h" opt; do
+profile=0
+while getopts "qePo:r:d:N:T:s:h" opt; do
 	case $opt in
 	q) quick=1 ;;
 	o) out=$OPTARG ;;
 	e) emit=1 ;;
+	P) profile=1 ;;
 	r) rate=$OPTARG ;;
 	d) dur=$OPTARG ;;
 	N) nconns=$OPTARG ;;
@@ -81,6 +87,8 @@ eff=$(echo "1448 / 1514" | bc -l)
 for tool in "$PERF" "$MRCCTL"; do
 	[ -x "$tool" ] || { echo "bench: $tool not built" >&2; exit 1; }
 done
+[ $profile = 0 ] || command -v perf > /dev/null ||
+	{ echo "bench: -P needs perf" >&2; exit 1; }
 for tool in jq tc ip bc; do
 	command -v $tool > /dev/null || { echo "bench: needs $tool" >&2; exit 1; }
 done
@@ -412,6 +420,27 @@ setup()
 
 # run SCENARIO T: run transport T over the topology of SCENARIO and record
 # the outcome.
+# prof_start / prof_stop SCENARIO TRANSPORT: with -P, sample every CPU
+# between the two, and keep the report.
+prof_start()
+{
+	[ $profile = 1 ] || return 0
+	perf record -a -g -q -o "$work/perf.data" > /dev/null 2>&1 &
+	prof_pid=$!
+	sleep 1
+}
+
+prof_stop()
+{
+	[ $profile = 1 ] || return 0
+	kill -INT "$prof_pid" 2> /dev/null
+	wait "$prof_pid"
+	perf report -i "$work/perf.data" --stdio --no-children -g none \
+		--sort dso,sym --percent-limit 0.5 2> /dev/null |
+		grep -v '^$' > "$out/profile-$1-$2.txt"
+	rm -f "$work/perf.data"
+}
+
 run()
 {
 	local sc=$1 t=$2 limit=0 args=() extra='{}' ev='' evs=0 c s rc
@@ -452,6 +481,7 @@ run()
 		bulk=$!
 		sleep 1
 	fi
+	prof_start
 	ip netns exec $A "$PERF" -c $server_addr -j -t "$t" -p $port -L "$sc" \
 		"${args[@]}" > "$work/client" 2> "$work/client.err" &
 	c=$!
@@ -461,6 +491,7 @@ run()
 	fi
 	wait $c
 	rc=$?
+	prof_stop "$sc" "$t"
 	if [ -n "$bulk" ]; then
 		wait $bulk || rc=$?
 		cat "$work/bulk.err" >> "$work/client.err"
