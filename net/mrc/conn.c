@@ -34,9 +34,9 @@ void mrc_conn_init(struct mrc_sock *msk)
 
 /*
  * A connection gets each ring when it first needs it, so that one that
- * stays idle, or sends one way only, does not hold 8 KiB per direction it
- * does not use.  Both are bounded by MRC_RING_SIZE and live as long as the
- * socket.
+ * stays idle, sends one way only or receives in order only, does not hold
+ * 8 KiB per direction it does not use.  Both are bounded by MRC_RING_SIZE
+ * and live as long as the socket.
  *
  * The send ring comes before the first packet is queued, in process
  * context.
@@ -60,7 +60,10 @@ int mrc_conn_snd_ring(struct mrc_sock *msk, gfp_t gfp)
 	return 0;
 }
 
-/* The receive ring comes with the first DATA packet, in softirq context. */
+/*
+ * The receive ring comes with the first DATA packet out of order, in
+ * softirq context.
+ */
 int mrc_conn_rcv_ring(struct mrc_sock *msk)
 {
 	lockdep_assert_held(&msk->lock);

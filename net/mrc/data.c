@@ -294,7 +294,7 @@ static void mrc_recv_done(struct mrc_sock *msk)
 
 	__skb_queue_head_init(&queue);
 	spin_lock_bh(&msk->lock);
-	if (!msk->dead && msk->rcv_ring && mrc_rcv_window_grew(msk))
+	if (!msk->dead && msk->rcv_started && mrc_rcv_window_grew(msk))
 		mrc_output_ack(msk, MRC_PKT_ACK, 0, &queue);
 	spin_unlock_bh(&msk->lock);
 	mrc_xmit(sock_net(&msk->sk), &queue);

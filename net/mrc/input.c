@@ -171,14 +171,38 @@ static void mrc_rcv_drop_after(struct mrc_sock *msk, u32 dsn)
 	}
 }
 
-/* Move what is now in order to the receive queue. */
-static void mrc_rcv_deliver(struct mrc_sock *msk)
+/* Hand the packet at rcv_nxt to the reader, and move rcv_nxt past it. */
+static void mrc_rcv_deliver_one(struct mrc_sock *msk, struct sk_buff *skb)
 {
 	struct sock *sk = &msk->sk;
+
+	msk->rcv_nxt++;
+	if (MRC_SKB_CB(skb)->flags & MRC_F_FIN) {
+		consume_skb(skb);
+		msk->fin_rcvd = true;
+		WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | RCV_SHUTDOWN);
+		sk->sk_state_change(sk);
+		return;
+	}
+	/* A stream has no use for a packet without bytes. */
+	if (!skb->len && sk->sk_type == SOCK_STREAM) {
+		kfree_skb(skb);
+		return;
+	}
+	if (MRC_SKB_CB(skb)->flags & MRC_F_LAST)
+		WRITE_ONCE(msk->rcv_msgs, msk->rcv_msgs + 1);
+	__skb_queue_tail(&sk->sk_receive_queue, skb);
+	/* Paired with the readers' wait in data.c. */
+	WRITE_ONCE(msk->rcv_seq, msk->rcv_seq + 1);
+}
+
+/* Move what the ring holds that is now in order to the receive queue. */
+static void mrc_rcv_deliver(struct mrc_sock *msk)
+{
 	struct sk_buff *skb;
 	u32 slot;
 
-	for (;;) {
+	while (msk->rcv_ofo) {
 		slot = msk->rcv_nxt % MRC_RING_SIZE;
 		skb = msk->rcv_ring[slot];
 		if (!skb)
@@ -187,25 +211,7 @@ static void mrc_rcv_deliver(struct mrc_sock *msk)
 		__clear_bit(slot, msk->rcv_map);
 		msk->rcv_ofo--;
 		msk->rcv_ofo_mem -= skb->truesize;
-		msk->rcv_nxt++;
-		if (MRC_SKB_CB(skb)->flags & MRC_F_FIN) {
-			consume_skb(skb);
-			msk->fin_rcvd = true;
-			WRITE_ONCE(sk->sk_shutdown,
-				   sk->sk_shutdown | RCV_SHUTDOWN);
-			sk->sk_state_change(sk);
-			continue;
-		}
-		/* A stream has no use for a packet without bytes. */
-		if (!skb->len && sk->sk_type == SOCK_STREAM) {
-			kfree_skb(skb);
-			continue;
-		}
-		if (MRC_SKB_CB(skb)->flags & MRC_F_LAST)
-			WRITE_ONCE(msk->rcv_msgs, msk->rcv_msgs + 1);
-		__skb_queue_tail(&sk->sk_receive_queue, skb);
-		/* Paired with the readers' wait in data.c. */
-		WRITE_ONCE(msk->rcv_seq, msk->rcv_seq + 1);
+		mrc_rcv_deliver_one(msk, skb);
 	}
 }
 
@@ -223,12 +229,6 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	u32 dsn = ntohl(hdr->dsn), slot;
 	bool in_order;
 
-	/* Found missing later, like any drop. */
-	if (mrc_conn_rcv_ring(msk)) {
-		MRC_INC_STATS(mn, MRC_MIB_IN_MEM_DROPS);
-		why = SKB_DROP_REASON_NOMEM;
-		goto drop;
-	}
 	if (mrc_before(dsn, msk->rcv_nxt)) {
 		msk->stats.rx_duplicates++;
 		MRC_INC_STATS(mn, MRC_MIB_IN_DUPLICATES);
@@ -247,8 +247,14 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 		MRC_INC_STATS(mn, MRC_MIB_IN_OUT_OF_WINDOW);
 		goto drop_ack;
 	}
+	/* Only what arrives out of order needs the ring; found missing later. */
+	if (dsn != msk->rcv_nxt && mrc_conn_rcv_ring(msk)) {
+		MRC_INC_STATS(mn, MRC_MIB_IN_MEM_DROPS);
+		why = SKB_DROP_REASON_NOMEM;
+		goto drop;
+	}
 	slot = dsn % MRC_RING_SIZE;
-	if (msk->rcv_ring[slot]) {
+	if (msk->rcv_ring && msk->rcv_ring[slot]) {
 		msk->stats.rx_duplicates++;
 		MRC_INC_STATS(mn, MRC_MIB_IN_DUPLICATES);
 		goto drop_ack;
@@ -305,16 +311,21 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 		}
 		msk->rcv_fin_seen = true;
 		msk->rcv_fin_dsn = dsn;
-		mrc_rcv_drop_after(msk, dsn);
+		if (msk->rcv_ring)
+			mrc_rcv_drop_after(msk, dsn);
 	}
+	msk->rcv_started = true;
 	in_order = dsn == msk->rcv_nxt;
-	msk->rcv_ring[slot] = skb;
-	__set_bit(slot, msk->rcv_map);
-	msk->rcv_ofo++;
-	msk->rcv_ofo_mem += skb->truesize;
 	if (in_order) {
+		/* Straight to the reader, and what it let through after it. */
+		mrc_rcv_deliver_one(msk, skb);
 		mrc_rcv_deliver(msk);
 		sk->sk_data_ready(sk);
+	} else {
+		msk->rcv_ring[slot] = skb;
+		__set_bit(slot, msk->rcv_map);
+		msk->rcv_ofo++;
+		msk->rcv_ofo_mem += skb->truesize;
 	}
 	msk->ack_pending++;
 	/* Holes and ends are told at once; the rest in batches. */

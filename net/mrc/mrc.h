@@ -441,7 +441,9 @@ struct mrc_ev {
  * @snd_offset: stream offset of the next byte cut (SOCK_STREAM)
  * @fin_queued: a FIN packet is cut
  * @fin_acked: the peer acknowledged our FIN
- * @rcv_ring: DATA packets that arrived out of order, by DSN
+ * @rcv_ring: DATA packets that arrived out of order, by DSN; allocated
+ *	when the first one does, so that a connection whose data comes in
+ *	order holds none
  * @rcv_map: bit per @rcv_ring slot in use
  * @rcv_nxt: next DSN to deliver
  * @rcv_wnd_end: window end last advertised
@@ -453,6 +455,7 @@ struct mrc_ev {
  *	recvmsg() has started to deliver
  * @rcv_busy: a reader sleeps in the middle of a message: others wait their
  *	turn (SOCK_SEQPACKET; under the socket lock)
+ * @rcv_started: a DATA packet was taken: the window is ours to advertise
  * @rcv_copied: bytes readers took (SOCK_STREAM; under the socket lock), for
  *	a peek to find its place again after a wait
  * @rcv_truesize: largest truesize of a received DATA packet
@@ -557,6 +560,7 @@ struct mrc_sock {
 	u32			rcv_seq;
 	bool			rcv_in_msg;
 	bool			rcv_busy;
+	bool			rcv_started;
 	u32			rcv_copied;
 	u32			rcv_truesize;
 	u32			rcv_mss;

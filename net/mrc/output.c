@@ -251,7 +251,7 @@ static void mrc_ack_fill(struct mrc_sock *msk, struct mrc_ack *ack)
  */
 static bool mrc_ack_rides(const struct mrc_sock *msk, const struct sk_buff *skb)
 {
-	return msk->ack_pending && msk->rcv_ring && !msk->rcv_ofo &&
+	return msk->ack_pending && msk->rcv_started && !msk->rcv_ofo &&
 	       skb->len + sizeof(struct mrc_ack) <= msk->path_mss;
 }
 

@@ -34,7 +34,7 @@ static void mrc_info_fill(struct mrc_sock *msk, struct mrc_info *info)
 		info->mrci_snd_wnd = msk->snd_wnd_end - msk->snd_una;
 		info->mrci_inflight = msk->snd_nxt - msk->snd_una;
 	}
-	if (msk->rcv_ring)
+	if (msk->rcv_started)
 		info->mrci_rcv_wnd = msk->rcv_wnd_end - msk->rcv_nxt;
 	for (id = 0; id < MRC_MAX_PLANES; id++) {
 		const struct mrc_conn_plane *cp = &msk->planes[id];
