@@ -15,10 +15,13 @@
 #   -e   at the end, print the output directory as a base64 tarball between
 #        BENCH-TAR-BEGIN and BENCH-TAR-END lines (the guest's root is
 #        read-only: this is how the results reach the host)
-#   -P   profile: perf record -a -g over each client run, and the symbols
+#   -P   profile: perf record -a -g over each client run (its first
+#        seconds, as long as the run is meant to last), and the symbols
 #        taking 0.5% of the samples or more, self time, in
 #        OUT/profile-SCENARIO-TRANSPORT.txt (the profiler's cost skews the
-#        figures: a run to read profiles, not to quote)
+#        figures: a run to read profiles, not to quote; in a TCG guest
+#        the sampling timer lands almost only in the idle loop, so read
+#        profiles taken under KVM or on real hosts)
 #   -r   rate of each rate-limited link in Mbit/s (default 100; planes8
 #        uses half of it per link, so that its total is that of planes4)
 #   -d   length of each bulk run in seconds (default 10; 4 with -q)
@@ -420,20 +423,21 @@ setup()
 
 # run SCENARIO T: run transport T over the topology of SCENARIO and record
 # the outcome.
-# prof_start / prof_stop SCENARIO TRANSPORT: with -P, sample every CPU
-# between the two, and keep the report.
+# prof_start SECONDS, prof_stop SCENARIO TRANSPORT: with -P, sample every
+# CPU for SECONDS from the first (perf's own timer: a background job
+# ignores SIGINT), and keep the report at the second.
 prof_start()
 {
 	[ $profile = 1 ] || return 0
-	perf record -a -g -q -o "$work/perf.data" > /dev/null 2>&1 &
+	perf record -a -g -q -o "$work/perf.data" -- sleep "$1" \
+		> /dev/null 2>&1 &
 	prof_pid=$!
-	sleep 1
+	sleep 0.5
 }
 
 prof_stop()
 {
 	[ $profile = 1 ] || return 0
-	kill -INT "$prof_pid" 2> /dev/null
 	wait "$prof_pid"
 	perf report -i "$work/perf.data" --stdio --no-children -g none \
 		--sort dso,sym --percent-limit 0.5 2> /dev/null |
@@ -481,7 +485,11 @@ run()
 		bulk=$!
 		sleep 1
 	fi
-	prof_start
+	case $sc in
+	pingpong) prof_start "$pp_dur" ;;
+	conns) prof_start 5 ;;
+	*) prof_start "$dur_s" ;;
+	esac
 	ip netns exec $A "$PERF" -c $server_addr -j -t "$t" -p $port -L "$sc" \
 		"${args[@]}" > "$work/client" 2> "$work/client.err" &
 	c=$!
