@@ -421,8 +421,6 @@ setup()
 	done
 }
 
-# run SCENARIO T: run transport T over the topology of SCENARIO and record
-# the outcome.
 # prof_start SECONDS, prof_stop SCENARIO TRANSPORT: with -P, sample every
 # CPU for SECONDS from the first (perf's own timer: a background job
 # ignores SIGINT), and keep the report at the second.
@@ -445,6 +443,8 @@ prof_stop()
 	rm -f "$work/perf.data"
 }
 
+# run SCENARIO T: run transport T over the topology of SCENARIO and record
+# the outcome.
 run()
 {
 	local sc=$1 t=$2 limit=0 args=() extra='{}' ev='' evs=0 c s rc
