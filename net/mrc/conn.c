@@ -33,31 +33,31 @@ void mrc_conn_init(struct mrc_sock *msk)
 }
 
 /*
- * A connection gets each ring when it first needs it, so that one that
- * stays idle, sends one way only or receives in order only, does not hold
- * 8 KiB per direction it does not use.  Both are bounded by MRC_RING_SIZE
- * and live as long as the socket.
+ * A connection gets each ring when it first needs it and gives it back
+ * once idle (mrc_conn_release_rings()), so that one that stays idle,
+ * sends one way only or receives in order only, does not hold 8 KiB per
+ * direction it does not use.  Both are bounded by MRC_RING_SIZE.
  *
- * The send ring comes before the first packet is queued, in process
- * context.
+ * The send ring comes before packets are queued: allocated in process
+ * context without msk->lock, and installed under it by
+ * mrc_conn_snd_ring_install() in the same hold that queues them.
  */
-int mrc_conn_snd_ring(struct mrc_sock *msk, gfp_t gfp)
+struct sk_buff **mrc_conn_snd_ring_alloc(gfp_t gfp)
 {
-	struct sk_buff **ring;
+	return kcalloc(MRC_RING_SIZE, sizeof(struct sk_buff *),
+		       gfp | __GFP_ACCOUNT);
+}
 
-	if (READ_ONCE(msk->snd_ring))
-		return 0;
-	ring = kcalloc(MRC_RING_SIZE, sizeof(*ring), gfp | __GFP_ACCOUNT);
-	if (!ring)
-		return -ENOBUFS;
-	spin_lock_bh(&msk->lock);
-	if (!msk->snd_ring) {
-		WRITE_ONCE(msk->snd_ring, ring);
-		ring = NULL;
+/* True if the connection has a send ring, @spare's or its own. */
+bool mrc_conn_snd_ring_install(struct mrc_sock *msk, struct sk_buff ***spare)
+{
+	lockdep_assert_held(&msk->lock);
+	if (!msk->snd_ring && *spare) {
+		WRITE_ONCE(msk->snd_ring, *spare);
+		*spare = NULL;
+		msk->snd_started = true;
 	}
-	spin_unlock_bh(&msk->lock);
-	kfree(ring);
-	return 0;
+	return msk->snd_ring;
 }
 
 /*
@@ -79,6 +79,45 @@ int mrc_conn_rcv_ring(struct mrc_sock *msk)
 	msk->rcv_ring = NULL;
 	msk->rcv_map = NULL;
 	return -ENOMEM;
+}
+
+/*
+ * An established connection gives its rings back when it has been idle
+ * for MRC_RING_IDLE_NS in their direction: nothing to resend or
+ * acknowledged, nothing out of order; the next packet that needs one
+ * allocates it again.  A connection under load keeps them: this is for
+ * the many that sit idle between bursts.  The deadline, 0 for none.
+ */
+u64 mrc_conn_rings_idle_at(const struct mrc_sock *msk)
+{
+	u64 when = 0;
+
+	if (msk->snd_ring && !mrc_conn_outstanding(msk))
+		when = msk->last_advance + MRC_RING_IDLE_NS;
+	if (msk->rcv_ring && !msk->rcv_ofo &&
+	    (!when || msk->last_rcv + MRC_RING_IDLE_NS < when))
+		when = msk->last_rcv + MRC_RING_IDLE_NS;
+	return when;
+}
+
+/* From the connection's timer, in softirq under msk->lock. */
+void mrc_conn_release_rings(struct mrc_sock *msk, u64 now)
+{
+	lockdep_assert_held(&msk->lock);
+	/* Every slot is empty: DATA in flight or queued is outstanding. */
+	if (msk->snd_ring && !mrc_conn_outstanding(msk) &&
+	    now >= msk->last_advance + MRC_RING_IDLE_NS) {
+		kfree(msk->snd_ring);
+		WRITE_ONCE(msk->snd_ring, NULL);
+	}
+	/* And here every slot is empty when nothing is out of order. */
+	if (msk->rcv_ring && !msk->rcv_ofo &&
+	    now >= msk->last_rcv + MRC_RING_IDLE_NS) {
+		kfree(msk->rcv_ring);
+		bitmap_free(msk->rcv_map);
+		msk->rcv_ring = NULL;
+		msk->rcv_map = NULL;
+	}
 }
 
 void mrc_conn_free_rings(struct mrc_sock *msk)

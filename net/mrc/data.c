@@ -66,23 +66,50 @@ static void mrc_unreserve_mem(struct mrc_sock *msk, int reserved)
 }
 
 /*
+ * Take msk->lock with a send ring in place, false if there is no memory
+ * for one.  The look without the lock is a hint: the timer may release an
+ * idle ring between it and the lock, and then it is allocated now.
+ */
+static bool mrc_lock_with_snd_ring(struct mrc_sock *msk)
+{
+	gfp_t gfp = msk->sk.sk_allocation;
+	struct sk_buff **spare = NULL;
+	bool had = READ_ONCE(msk->snd_ring);
+
+	if (!had)
+		spare = mrc_conn_snd_ring_alloc(gfp);
+	spin_lock_bh(&msk->lock);
+	if (!mrc_conn_snd_ring_install(msk, &spare) && had) {
+		spin_unlock_bh(&msk->lock);
+		spare = mrc_conn_snd_ring_alloc(gfp);
+		spin_lock_bh(&msk->lock);
+		mrc_conn_snd_ring_install(msk, &spare);
+	}
+	kfree(spare);
+	return msk->snd_ring;
+}
+
+/*
  * Queue @pkts, charged in place of the @reserved bytes mrc_reserve_mem()
  * took for them, and send what the windows allow.  A connection that ended
  * meanwhile (sendmsg() sleeps without msk->lock) takes nothing: its queues
- * were purged once and would never be again.
+ * were purged once and would never be again.  Process context.
  */
 int mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts,
 		  int reserved)
 {
 	struct sk_buff_head queue;
+	bool ring;
 	int err = 0;
 
 	__skb_queue_head_init(&queue);
-	spin_lock_bh(&msk->lock);
+	ring = mrc_lock_with_snd_ring(msk);
 	/* Back to sk_forward_alloc, without a reclaim in between. */
 	sk_mem_charge(&msk->sk, -reserved);
 	if (msk->dead) {
 		err = msk->sk.sk_err ? -msk->sk.sk_err : -EPIPE;
+	} else if (!ring) {
+		err = -ENOBUFS;
 	} else {
 		mrc_output_queue(msk, pkts);
 		mrc_output_push(msk, &queue);
@@ -214,8 +241,6 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 	int err;
 
 	err = mrc_send_check(sock, sk, &timeo);
-	if (!err)
-		err = mrc_conn_snd_ring(msk, sk->sk_allocation);
 	if (err)
 		return err;
 

@@ -431,7 +431,9 @@ struct mrc_ev {
  *	plane's path MTU fell (written under @lock, read without it)
  * @write_queue: DATA packets cut and not yet sent
  * @rtx_queue: DATA packets found lost, to resend, linked by &sk_buff.list
- * @snd_ring: DATA packets sent and not acknowledged, by DSN
+ * @snd_ring: DATA packets sent and not acknowledged, by DSN; allocated
+ *	before the first packet is queued, released once idle (written under
+ *	@lock, read without it as a hint)
  * @snd_isn: first DSN, told in SYN and SYN_ACK
  * @snd_una: oldest DSN not acknowledged
  * @snd_nxt: next DSN to send
@@ -443,7 +445,7 @@ struct mrc_ev {
  * @fin_acked: the peer acknowledged our FIN
  * @rcv_ring: DATA packets that arrived out of order, by DSN; allocated
  *	when the first one does, so that a connection whose data comes in
- *	order holds none
+ *	order holds none, and released once idle
  * @rcv_map: bit per @rcv_ring slot in use
  * @rcv_nxt: next DSN to deliver
  * @rcv_wnd_end: window end last advertised
@@ -456,6 +458,8 @@ struct mrc_ev {
  * @rcv_busy: a reader sleeps in the middle of a message: others wait their
  *	turn (SOCK_SEQPACKET; under the socket lock)
  * @rcv_started: a DATA packet was taken: the window is ours to advertise
+ * @snd_started: a send ring was installed once: the peer's window and
+ *	what is in flight are ours to report
  * @rcv_copied: bytes readers took (SOCK_STREAM; under the socket lock), for
  *	a peek to find its place again after a wait
  * @rcv_truesize: largest truesize of a received DATA packet
@@ -561,6 +565,7 @@ struct mrc_sock {
 	bool			rcv_in_msg;
 	bool			rcv_busy;
 	bool			rcv_started;
+	bool			snd_started;
 	u32			rcv_copied;
 	u32			rcv_truesize;
 	u32			rcv_mss;
@@ -700,6 +705,7 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_DELAY_SAMPLES	4	/* round trips a queue is judged on */
 #define MRC_SS_EXIT_SAMPLES	8	/* in a row with a queue: slow start ends */
 #define MRC_REORDER_MIN_NS	(200 * NSEC_PER_USEC)
+#define MRC_RING_IDLE_NS	(1ULL * NSEC_PER_SEC)	/* then rings go */
 #define MRC_FIN_WAIT_NS		(10ULL * NSEC_PER_SEC)
 #define MRC_ORPHAN_STALL_NS	(10ULL * NSEC_PER_SEC)
 #define MRC_WND_PROBE_MAX_NS	(2ULL * NSEC_PER_SEC)
@@ -786,7 +792,10 @@ void mrc_socket_exit(void);
 
 /* conn.c */
 void mrc_conn_init(struct mrc_sock *msk);
-int mrc_conn_snd_ring(struct mrc_sock *msk, gfp_t gfp);
+struct sk_buff **mrc_conn_snd_ring_alloc(gfp_t gfp);
+bool mrc_conn_snd_ring_install(struct mrc_sock *msk, struct sk_buff ***spare);
+u64 mrc_conn_rings_idle_at(const struct mrc_sock *msk);
+void mrc_conn_release_rings(struct mrc_sock *msk, u64 now);
 int mrc_conn_rcv_ring(struct mrc_sock *msk);
 void mrc_conn_free_rings(struct mrc_sock *msk);
 int mrc_conn_hash(struct mrc_sock *msk);

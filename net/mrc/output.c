@@ -754,7 +754,7 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	if (flags & MRC_F_PROBE_ECHO)
 		mrc_path_probe_answered(msk, ack);
 	if (!msk->snd_ring) {
-		/* Nothing sent yet: only the window can have news. */
+		/* Nothing in flight (or idle for long): only the window. */
 		if (mrc_before(msk->snd_wnd_end, ntohl(ack->wnd_end)))
 			msk->snd_wnd_end = ntohl(ack->wnd_end);
 		return;

@@ -925,9 +925,6 @@ static int mrc_send_fin(struct mrc_sock *msk)
 
 	if (msk->fin_queued || msk->sk.sk_state != TCP_ESTABLISHED)
 		return 0;
-	err = mrc_conn_snd_ring(msk, GFP_KERNEL);
-	if (err)
-		return err;
 	skb = mrc_alloc_skb(0, GFP_KERNEL);
 	if (!skb)
 		return -ENOBUFS;

@@ -30,7 +30,7 @@ static void mrc_info_fill(struct mrc_sock *msk, struct mrc_info *info)
 	info->mrci_peer_conn_id = msk->rcid;
 	info->mrci_plane_mask = msk->plane_mask;
 	info->mrci_mss = msk->path_mss;
-	if (msk->snd_ring) {
+	if (msk->snd_started) {
 		info->mrci_snd_wnd = msk->snd_wnd_end - msk->snd_una;
 		info->mrci_inflight = msk->snd_nxt - msk->snd_una;
 	}

@@ -116,6 +116,9 @@ static u64 mrc_next_deadline(struct mrc_sock *msk)
 		t = mrc_keepalive_at(msk);
 		if (t && (!when || t < when))
 			when = t;
+		t = mrc_conn_rings_idle_at(msk);
+		if (t && (!when || t < when))
+			when = t;
 	}
 	return when;
 }
@@ -200,6 +203,7 @@ static void mrc_timer_established(struct mrc_sock *msk, u64 now,
 	mrc_path_probe(msk, now, queue);
 	mrc_path_validate(msk, now, queue);
 	mrc_output_push(msk, queue);
+	mrc_conn_release_rings(msk, now);
 }
 
 static enum hrtimer_restart mrc_rto_fire(struct hrtimer *timer)

@@ -1091,6 +1091,35 @@ TEST_F(conn, send_recv)
 	EXPECT_EQ(0, memcmp(in, out + 500, 100));
 }
 
+/*
+ * A connection idle for a second gives its rings back; the next data,
+ * either way, gets them again and arrives whole, and MRC_INFO still tells
+ * the peer's window.  Three rounds: a ring allocated again goes again.
+ */
+TEST_F(conn, idle_then_more)
+{
+	char buf[32 * KIB];
+	struct mrc_info ci;
+	unsigned int round;
+	socklen_t len;
+
+	for (round = 1; round <= 3; round++) {
+		fill(buf, sizeof(buf), 0, round);
+		ASSERT_EQ(sizeof(buf), send_all(self->cfd, buf, sizeof(buf), 0));
+		ASSERT_EQ(sizeof(buf), recv_all(self->sfd, buf, sizeof(buf)));
+		EXPECT_EQ(sizeof(buf), mismatch(buf, sizeof(buf), 0, round));
+		fill(buf, sizeof(buf), 0, round + 10);
+		ASSERT_EQ(sizeof(buf), send_all(self->sfd, buf, sizeof(buf), 0));
+		ASSERT_EQ(sizeof(buf), recv_all(self->cfd, buf, sizeof(buf)));
+		EXPECT_EQ(sizeof(buf), mismatch(buf, sizeof(buf), 0, round + 10));
+		usleep(1300 * 1000);
+		ASSERT_EQ(0, mrc_info(self->cfd, &ci, &len));
+		EXPECT_EQ(MRC_CONN_STATE_ESTABLISHED, ci.mrci_state);
+		EXPECT_LT(0, ci.mrci_snd_wnd);
+		EXPECT_EQ(0, ci.mrci_inflight);
+	}
+}
+
 /* Packets that the devices of SIDE's namespace sent, lo aside. */
 static long long tx_packets(int side)
 {

@@ -9,8 +9,9 @@
 # the planes it uses and their counters, the text and JSON output, one
 # connection by id, unknown ids, unprivileged readers, isolation between
 # namespaces, a dump of 201 connections that takes several messages, the
-# connections going away once closed, and the round trip of a handshake
-# whose SYN_ACK was sent twice.
+# send rings of 200 idle connections given back, the connections going
+# away once closed, and the round trip of a handshake whose SYN_ACK was
+# sent twice.
 
 . "$(dirname "$0")/mrc_lib.sh"
 
@@ -22,7 +23,7 @@ mrc_need_cmd jq
 HOLD=$MRC_BIN/mrc_conn_hold
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 
-mrc_plan 19
+mrc_plan 20
 
 # EVs per plane by default (mrcctl config show).
 EVS=32
@@ -412,6 +413,37 @@ many()
 	return 0
 }
 
+# The send rings (8 KiB each, kmalloc-cg-8k) of connections idle for a
+# second go back: $MANY clients that sent 4 KiB each hold fewer than
+# $MANY / 2 a few seconds later, where each kept one for good before.
+cg8k()
+{
+	awk '$1 == "kmalloc-cg-8k" { print $2 }' /proc/slabinfo
+}
+
+rings_back()
+{
+	[ $(($(cg8k) - $1)) -lt $((MANY / 2)) ]
+}
+
+idle_rings()
+{
+	local srv cli before
+
+	before=$(cg8k)
+	[ -n "$before" ] || { mrc_fail "no kmalloc-cg-8k in /proc/slabinfo"; return 1; }
+	start rs "$B" -l -p $((PORT + 2)) -n "$MANY" -s 4K && srv=$pid
+	wait_said rs "$srv" ready || return 1
+	start rc "$A" -c 10.0.2.2 -p $((PORT + 2)) -n "$MANY" -s 4K && cli=$pid
+	wait_said rc "$cli" sent && wait_said rs "$srv" received || return 1
+	mrc_wait_for 15 rings_back "$before" ||
+		mrc_fail "kmalloc-cg-8k: $before objects before, $(cg8k) after $MANY connections sat idle" ||
+		return 1
+	kill "$cli" "$srv"
+	wait "$cli" "$srv"
+	return 0
+}
+
 none_left()
 {
 	[ "$(ctl "$A" -j conn show)" = "[]" ] && [ "$(ctl "$B" -j conn show)" = "[]" ]
@@ -481,6 +513,7 @@ mrc_check "conn, conn list and conn sh show; a bad argument exits 2" aliases
 mrc_check "an unprivileged user sees the connections, not their ids" unprivileged
 mrc_check "another namespace sees none of them" isolated
 mrc_check "$MANY more connections: a dump in several parts lists each once" many
+mrc_check "$MANY idle connections give their send rings back" idle_rings
 mrc_check "the connections are gone once both ends close" closed
 mrc_check "a SYN_ACK sent twice: the handshake still timed, from the first" \
 	synack_again
