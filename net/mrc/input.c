@@ -140,14 +140,20 @@ u32 mrc_rcv_initial_window(const struct mrc_sock *msk)
 	return clamp_t(u32, wnd, 1, MRC_RING_SIZE);
 }
 
-/* Whether reading opened the window enough to tell the peer. */
+/*
+ * Whether reading opened the window enough to tell the peer: by a quarter
+ * of the ring, or to twice what it was (from shut, any room), as TCP
+ * does.  Less is told by the next acknowledgment: an update for every
+ * packet read, in a buffer of fewer than 128 packets, would double the
+ * packets of a request-reply exchange.
+ */
 bool mrc_rcv_window_grew(struct mrc_sock *msk)
 {
-	u32 old = msk->rcv_wnd_end - msk->rcv_nxt;
+	u32 old = msk->rcv_wnd_end - msk->rcv_nxt, wnd;
 
 	mrc_rcv_update_window(msk);
-	return msk->rcv_wnd_end - msk->rcv_nxt >= old + MRC_RING_SIZE / 4 ||
-	       (old < MRC_RING_SIZE / 8 && msk->rcv_wnd_end - msk->rcv_nxt > old);
+	wnd = msk->rcv_wnd_end - msk->rcv_nxt;
+	return wnd > old && (wnd >= old + MRC_RING_SIZE / 4 || wnd >= 2 * old);
 }
 
 /* Free what arrived with a DSN after @dsn: a FIN is the end. */
