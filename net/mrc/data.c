@@ -71,6 +71,7 @@ static void mrc_unreserve_mem(struct mrc_sock *msk, int reserved)
  * idle ring between it and the lock, and then it is allocated now.
  */
 static bool mrc_lock_with_snd_ring(struct mrc_sock *msk)
+	__acquires(&msk->lock)
 {
 	gfp_t gfp = msk->sk.sk_allocation;
 	struct sk_buff **spare = NULL;
