@@ -19,15 +19,11 @@
 
 void mrc_conn_init(struct mrc_sock *msk)
 {
-	int i;
-
 	spin_lock_init(&msk->lock);
 	skb_queue_head_init(&msk->write_queue);
 	INIT_LIST_HEAD(&msk->rtx_queue);
 	INIT_LIST_HEAD(&msk->accept_queue);
 	INIT_LIST_HEAD(&msk->accept_node);
-	for (i = 0; i < MRC_MAX_PLANES; i++)
-		INIT_LIST_HEAD(&msk->planes[i].inflight);
 	INIT_WORK(&msk->destroy_work, mrc_conn_destroy_work);
 	mrc_timer_init(msk);
 }
@@ -120,13 +116,21 @@ void mrc_conn_release_rings(struct mrc_sock *msk, u64 now)
 	}
 }
 
+/*
+ * From the destructor only: the EV table and the planes live as long as
+ * the socket, for the RCU walkers that find it and take msk->lock.
+ */
 void mrc_conn_free_rings(struct mrc_sock *msk)
 {
 	kfree(msk->snd_ring);
 	kfree(msk->rcv_ring);
 	bitmap_free(msk->rcv_map);
 	kfree(msk->ev_table);
+	kfree(msk->planes);
 	msk->ev_table = NULL;
+	msk->planes = NULL;
+	msk->nr_planes = 0;
+	msk->plane_mask = 0;
 	msk->snd_ring = NULL;
 	msk->rcv_ring = NULL;
 	msk->rcv_map = NULL;
@@ -327,7 +331,7 @@ static int mrc_conn_draw_evs(struct mrc_sock *msk, int nr_shared)
 	int id;
 
 	rcu_read_lock();
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		if (!(msk->plane_mask & BIT(id)))
 			continue;
 		plane = rcu_dereference(mn->plane_by_id[id]);
@@ -346,7 +350,7 @@ static int mrc_conn_draw_evs(struct mrc_sock *msk, int nr_shared)
 	kfree(msk->ev_table);
 	msk->ev_table = ev;
 	total = 0;
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
 		if (!nr[id])
@@ -392,73 +396,104 @@ static bool mrc_peer_addr_ok(struct net *net, const struct mrc_addr *addr)
 	return !ipv6_chk_addr(net, &addr->v6, NULL, 0);
 }
 
+/* The address @sp names, AF_UNSPEC if its family is neither 4 nor 6. */
+static void mrc_syn_plane_addr(const struct mrc_syn_plane *sp,
+			       struct mrc_addr *addr)
+{
+	memset(addr, 0, sizeof(*addr));
+	if (sp->family == 4) {
+		addr->family = AF_INET;
+		memcpy(&addr->v4, sp->addr, sizeof(addr->v4));
+	} else if (sp->family == 6) {
+		addr->family = AF_INET6;
+		memcpy(&addr->v6, sp->addr, sizeof(addr->v6));
+	}
+}
+
 /*
  * Take the peer's planes from its SYN or SYN_ACK: the connection uses
  * every plane id that both sides have, with the same address family and
  * a unicast address that is not ours.  The plane of the handshake must be
  * named with the address the handshake went to or came from; the others
  * carry data only once validated (path.c).
+ *
+ * Once per connection, under msk->lock or before the connection is
+ * visible: the planes are allocated here, by id up to the highest shared
+ * one, and stay until the destructor.
  */
 int mrc_conn_set_planes(struct mrc_sock *msk, const struct mrc_syn *syn,
 			unsigned int len)
 {
 	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
 	unsigned int i, nr = syn->nr_planes;
-	int nr_shared = 0;
+	u8 from[MRC_MAX_PLANES] = {};
+	struct mrc_conn_plane *planes;
+	int id, nr_ids, nr_shared = 0;
+	struct mrc_addr raddr;
+	u32 mask = 0;
 
 	if (len < struct_size(syn, planes, nr))
 		return -EPROTO;
+	if (WARN_ON_ONCE(msk->planes))
+		return -EPROTO;
 
-	msk->plane_mask = 0;
+	/* Which planes first, and the entry naming each: then their size. */
 	rcu_read_lock();
 	for (i = 0; i < nr; i++) {
 		const struct mrc_syn_plane *sp = &syn->planes[i];
-		struct mrc_conn_plane *cp;
 		struct mrc_plane *plane;
 
-		if (sp->id >= MRC_MAX_PLANES || msk->plane_mask & BIT(sp->id))
+		if (sp->id >= MRC_MAX_PLANES || mask & BIT(sp->id))
 			continue;
 		plane = rcu_dereference(mn->plane_by_id[sp->id]);
 		if (!plane)
 			continue;
-		cp = &msk->planes[sp->id];
-		memset(&cp->raddr, 0, sizeof(cp->raddr));
-		if (sp->family == 4 && plane->family == AF_INET) {
-			cp->raddr.family = AF_INET;
-			memcpy(&cp->raddr.v4, sp->addr, sizeof(cp->raddr.v4));
-		} else if (sp->family == 6 && plane->family == AF_INET6) {
-			cp->raddr.family = AF_INET6;
-			memcpy(&cp->raddr.v6, sp->addr, sizeof(cp->raddr.v6));
-		} else {
+		mrc_syn_plane_addr(sp, &raddr);
+		if (raddr.family != plane->family)
 			continue;
-		}
 		if (sp->id == msk->syn_plane) {
-			if (!mrc_addr_equal(&cp->raddr, &msk->daddr))
+			if (!mrc_addr_equal(&raddr, &msk->daddr))
 				break;
-			cp->validated = true;
-		} else if (!mrc_peer_addr_ok(sock_net(&msk->sk), &cp->raddr)) {
+		} else if (!mrc_peer_addr_ok(sock_net(&msk->sk), &raddr)) {
 			continue;
-		} else {
-			cp->validated = false;
 		}
-		cp->val_next = 0;
-		msk->plane_mask |= BIT(sp->id);
+		from[sp->id] = i;
+		mask |= BIT(sp->id);
 		nr_shared++;
 	}
 	rcu_read_unlock();
-	if (i < nr || !(msk->plane_mask & BIT(msk->syn_plane)))
+	if (i < nr || !(mask & BIT(msk->syn_plane)))
 		return -EPROTO;
+
+	nr_ids = fls(mask);
+	planes = kcalloc(nr_ids, sizeof(*planes), GFP_ATOMIC);
+	if (!planes)
+		return -ENOMEM;
+	for (id = 0; id < nr_ids; id++) {
+		struct mrc_conn_plane *cp = &planes[id];
+
+		INIT_LIST_HEAD(&cp->inflight);
+		cp->cwnd = msk->params.init_cwnd;
+		cp->ssthresh = MRC_RING_SIZE;
+		/* The rounds of the windows start with the first DATA. */
+		cp->recovery_psn = msk->next_psn;
+		cp->ce_round_psn = msk->next_psn;
+		if (!(mask & BIT(id)))
+			continue;
+		mrc_syn_plane_addr(&syn->planes[from[id]], &cp->raddr);
+		cp->validated = id == msk->syn_plane;
+	}
+	msk->planes = planes;
+	msk->nr_planes = nr_ids;
+	msk->plane_mask = mask;
 
 	msk->mss = min_t(u32, mrc_conn_local_mss(mn), ntohs(syn->max_payload));
 	msk->mss = max(msk->mss, MRC_MIN_MSS);
 	msk->path_mss = msk->mss;
 	msk->rcv_mss = msk->mss;
+	/* On failure the planes stay, with no EV, for the destructor. */
 	if (mrc_conn_draw_evs(msk, nr_shared))
 		return -ENOMEM;
-	for (i = 0; i < MRC_MAX_PLANES; i++) {
-		msk->planes[i].cwnd = msk->params.init_cwnd;
-		msk->planes[i].ssthresh = MRC_RING_SIZE;
-	}
 	return 0;
 }
 
@@ -533,7 +568,7 @@ void mrc_conn_purge(struct mrc_sock *msk)
 		mrc_output_free_skb(msk, skb);
 	}
 	INIT_LIST_HEAD(&msk->rtx_queue);
-	for (i = 0; i < MRC_MAX_PLANES; i++) {
+	for (i = 0; i < msk->nr_planes; i++) {
 		INIT_LIST_HEAD(&msk->planes[i].inflight);
 		msk->planes[i].nr_inflight = 0;
 	}

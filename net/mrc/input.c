@@ -493,6 +493,13 @@ static bool __mrc_from_peer(struct mrc_sock *msk, int plane_id,
 			    const struct mrc_hdr *hdr,
 			    const struct mrc_addr *saddr);
 
+/* A packet counts on its plane once the handshake told the planes. */
+static void mrc_rcv_plane_count(struct mrc_sock *msk, int plane_id)
+{
+	if (msk->plane_mask & BIT(plane_id))
+		msk->planes[plane_id].rx_packets++;
+}
+
 static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 			 const struct mrc_hdr *hdr, struct sk_buff *skb,
 			 const struct mrc_addr *saddr, bool ce)
@@ -515,16 +522,18 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 	}
 	msk->last_rcv = ktime_get_ns();
 	msk->keep_probes = 0;
-	msk->planes[plane_id].rx_packets++;
 	msk->stats.rx_packets++;
 	MRC_INC_STATS(mn, MRC_MIB_IN_PKTS);
 
-	switch (type) {
-	case MRC_PKT_SYN_ACK:
+	if (type == MRC_PKT_SYN_ACK) {
 		/* Then the timers of an established connection. */
 		mrc_rcv_syn_ack(msk, hdr, skb, &queue);
+		/* The first one makes the planes known: counted after. */
+		mrc_rcv_plane_count(msk, plane_id);
 		goto done;
-	case MRC_PKT_RST:
+	}
+	mrc_rcv_plane_count(msk, plane_id);
+	if (type == MRC_PKT_RST) {
 		mrc_rcv_rst(msk, hdr, plane_id);
 		goto out;
 	}

@@ -422,9 +422,13 @@ struct mrc_ev {
  * @dport: the peer's MRC port
  * @daddr: the peer's address that was dialled, or that the SYN came from
  * @syn_plane: plane of the handshake
- * @planes: every plane id; shared ones have a peer address
- * @plane_mask: ids of the shared planes
+ * @nr_planes: entries in @planes; 0 until the handshake told them
  * @next_plane: where the round robin over planes resumes
+ * @plane_mask: ids of the shared planes, all below @nr_planes; once not
+ *	0, it has @syn_plane
+ * @planes: the planes, by id, up to the highest shared one; those not
+ *	shared have no peer address.  NULL until the handshake told them
+ *	(see below)
  * @ev_table: entropy values of all planes
  * @mss: payload bytes per DATA packet, as agreed in the handshake
  * @path_mss: payload bytes per DATA packet cut now: @mss, or less once a
@@ -508,6 +512,13 @@ struct mrc_ev {
  * The options are set in process context under both locks, and read under
  * @lock (@tclass, only copied to packets, locklessly).
  *
+ * @planes and @nr_planes are set once, with @plane_mask, when the peer's
+ * planes are known: under @lock at SYN_ACK on the client, before the
+ * connection is hashed on a listener's child.  They stay until the
+ * destructor, which frees @planes after the RCU grace period (the
+ * socket is SOCK_RCU_FREE): whoever holds @lock may use them.  Loops over
+ * @planes stop at @nr_planes; an id is used only once @plane_mask has it.
+ *
  * The socket lock serialises the socket calls; @lock protects the protocol
  * state against the receive path (softirq) and the timers.  Calls that
  * sleep hold the socket lock and take @lock for short sections.
@@ -534,9 +545,10 @@ struct mrc_sock {
 	u16			dport;
 	struct mrc_addr		daddr;
 	u8			syn_plane;
-	struct mrc_conn_plane	planes[MRC_MAX_PLANES];
-	u32			plane_mask;
+	u8			nr_planes;
 	u8			next_plane;
+	u32			plane_mask;
+	struct mrc_conn_plane	*planes;
 	struct mrc_ev		*ev_table;
 	u32			mss;
 	u32			path_mss;

@@ -654,7 +654,7 @@ static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
 	c->inflight = msk->snd_nxt - msk->snd_una;
 	c->stats = msk->stats;
 	c->plane_mask = msk->plane_mask;
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		const struct mrc_conn_plane *cp = &msk->planes[id];
 		struct mrc_nl_conn_plane *p = &c->planes[id];
 		u32 i;
@@ -1083,7 +1083,7 @@ void mrc_nl_conn_up(struct mrc_sock *msk)
 	if (!msg)
 		return;
 	err = mrc_nl_event_conn(msg, msk);
-	for (id = 0; !err && id < MRC_MAX_PLANES; id++) {
+	for (id = 0; !err && id < msk->nr_planes; id++) {
 		if (!(msk->plane_mask & BIT(id)))
 			continue;
 		nest = mrc_nl_event_plane(msg, msk, id, &state);

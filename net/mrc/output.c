@@ -211,13 +211,14 @@ struct sk_buff *mrc_alloc_skb(unsigned int len, gfp_t gfp)
 	return skb;
 }
 
-/* Any EV of a plane, for control packets. */
+/* Any EV of a plane, for control packets: random on one not shared (yet). */
 u16 mrc_some_ev(struct mrc_sock *msk, int id)
 {
-	struct mrc_conn_plane *cp = &msk->planes[id];
+	struct mrc_conn_plane *cp;
 
-	if (!cp->nr_evs)
+	if (!(msk->plane_mask & BIT(id)) || !msk->planes[id].nr_evs)
 		return MRC_EV_MIN + get_random_u32_below(U16_MAX - MRC_EV_MIN + 1);
+	cp = &msk->planes[id];
 	return cp->evs[get_random_u32_below(cp->nr_evs)].port;
 }
 
@@ -542,10 +543,10 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 	u64 rack_sent = 0;
 	int id;
 
-	for (id = 0; id < MRC_MAX_PLANES; id++)
+	for (id = 0; id < msk->nr_planes; id++)
 		rack_sent = max(rack_sent, msk->planes[id].rack_sent);
 
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 		u64 reo = mrc_srtt_ns(cp) + mrc_reorder_window_ns(cp);
 		u64 silence = mrc_silence_ns(msk, cp);
@@ -593,7 +594,7 @@ static bool mrc_plane_outlived(const struct mrc_sock *msk,
 {
 	int id;
 
-	for (id = 0; id < MRC_MAX_PLANES; id++)
+	for (id = 0; id < msk->nr_planes; id++)
 		if (msk->planes[id].last_acked > cp->last_acked)
 			return true;
 	return false;
@@ -605,7 +606,7 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 	struct sk_buff *skb, *tmp;
 	int id;
 
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 		u64 rto = mrc_rto_ns(msk, cp);
 		u32 expired = 0;
@@ -633,7 +634,7 @@ u64 mrc_output_next_timeout(struct mrc_sock *msk)
 	u64 when = 0, t;
 	int id;
 
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 		struct sk_buff *skb;
 

@@ -59,10 +59,11 @@ int mrc_path_pick_plane(struct mrc_sock *msk, int avoid, bool strict)
 	int i, id, fallback = -1;
 	bool others = false;
 
-	for (i = 0; i < MRC_MAX_PLANES; i++) {
+	/* No plane before the SYN_ACK: -1, as for an RST in SYN_SENT. */
+	for (i = 0; i < msk->nr_planes; i++) {
 		struct mrc_conn_plane *cp;
 
-		id = (msk->next_plane + i) % MRC_MAX_PLANES;
+		id = (msk->next_plane + i) % msk->nr_planes;
 		if (!(msk->plane_mask & BIT(id)))
 			continue;
 		cp = &msk->planes[id];
@@ -258,7 +259,7 @@ void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue)
 
 	if (!mrc_path_probing(msk, now))
 		return;
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
 		if (cp->nr_active == cp->nr_evs || !mrc_path_usable(msk, id))
@@ -293,7 +294,7 @@ u64 mrc_path_next_probe(struct mrc_sock *msk)
 
 	if (!mrc_path_probing(msk, ktime_get_ns()))
 		return 0;
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
 		/* As mrc_path_probe() decides: no deadline it would skip. */
@@ -333,7 +334,7 @@ void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack)
 	struct mrc_ev *ev;
 	int id;
 
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		cp = &msk->planes[id];
 		if (!(msk->plane_mask & BIT(id)) || cp->validated ||
 		    !cp->val_tries || !cp->val_next ||
@@ -376,7 +377,7 @@ void mrc_path_validate_start(struct mrc_sock *msk, u64 now)
 {
 	int id;
 
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
 		if (msk->plane_mask & BIT(id) && !cp->validated) {
@@ -394,9 +395,12 @@ void mrc_path_validate_start(struct mrc_sock *msk, u64 now)
  */
 static bool mrc_path_validating(struct mrc_sock *msk, int id, u64 now)
 {
-	struct mrc_conn_plane *cp = &msk->planes[id];
+	struct mrc_conn_plane *cp;
 
-	return msk->plane_mask & BIT(id) && !cp->validated && cp->val_next &&
+	if (!(msk->plane_mask & BIT(id)))
+		return false;
+	cp = &msk->planes[id];
+	return !cp->validated && cp->val_next &&
 	       mrc_path_plane_up(msk, id) &&
 	       (!cp->val_rounds || cp->val_tries ||
 		mrc_path_probing(msk, now));
@@ -408,7 +412,7 @@ void mrc_path_validate(struct mrc_sock *msk, u64 now,
 	u32 psn;
 	int id;
 
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
 		if (!mrc_path_validating(msk, id, now) || cp->val_next > now)
@@ -446,10 +450,12 @@ void mrc_path_validate(struct mrc_sock *msk, u64 now,
  */
 bool mrc_path_may_answer(struct mrc_sock *msk, int id, unsigned int len)
 {
-	struct mrc_conn_plane *cp = &msk->planes[id];
+	struct mrc_conn_plane *cp;
 
-	if (!(msk->plane_mask & BIT(id)) || cp->validated ||
-	    len < sizeof(struct mrc_ack) ||
+	if (!(msk->plane_mask & BIT(id)))
+		return false;
+	cp = &msk->planes[id];
+	if (cp->validated || len < sizeof(struct mrc_ack) ||
 	    cp->answers_unproven >= MRC_VALIDATE_TRIES ||
 	    !mrc_path_plane_up(msk, id))
 		return false;
@@ -463,7 +469,7 @@ u64 mrc_path_next_validation(struct mrc_sock *msk)
 	u64 when = 0, now = ktime_get_ns();
 	int id;
 
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
 		if (mrc_path_validating(msk, id, now) &&
@@ -480,7 +486,7 @@ struct mrc_ev *mrc_path_find_ev(struct mrc_sock *msk, u16 port,
 	int id;
 	u32 i;
 
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
 		if (!(msk->plane_mask & BIT(id)))
@@ -512,7 +518,7 @@ static void mrc_path_refresh(struct mrc_sock *msk, struct sk_buff_head *queue)
 	int id;
 	u32 i;
 
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 		bool up;
 

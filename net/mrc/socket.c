@@ -413,20 +413,14 @@ static int mrc_plane_for_dest(struct mrc_sock *msk,
 	return id;
 }
 
+/* The planes' rounds start from next_psn: see mrc_conn_set_planes(). */
 static void mrc_set_initial_seq(struct mrc_sock *msk)
 {
-	int id;
-
 	msk->snd_isn = get_random_u32();
 	msk->snd_una = msk->snd_isn;
 	msk->snd_nxt = msk->snd_una;
 	msk->snd_wnd_end = msk->snd_una;
 	msk->next_psn = get_random_u32();
-	/* The rounds of the windows start with the first packet. */
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
-		msk->planes[id].recovery_psn = msk->next_psn;
-		msk->planes[id].ce_round_psn = msk->next_psn;
-	}
 }
 
 static int mrc_connect_start(struct mrc_sock *msk, const struct mrc_addr *daddr,
@@ -612,9 +606,9 @@ struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 	msk->daddr = *saddr;
 	msk->syn_plane = plane_id;
 	msk->rcid = ntohl(hdr->src_cid);
+	mrc_set_initial_seq(msk);
 	if (mrc_conn_set_planes(msk, syn, len))
 		goto err_put;
-	mrc_set_initial_seq(msk);
 	msk->snd_wnd_end = msk->snd_nxt +
 			   min_t(u32, ntohl(syn->window), MRC_RING_SIZE);
 	msk->rcv_nxt = ntohl(hdr->dsn);
@@ -710,7 +704,7 @@ bool mrc_sock_child_established(struct mrc_sock *msk)
 		mrc_set_state(&msk->sk, TCP_ESTABLISHED);
 		mrc_nl_conn_up(msk);
 		/* Plane changes reached only established connections. */
-		for (id = 0; id < MRC_MAX_PLANES; id++)
+		for (id = 0; id < msk->nr_planes; id++)
 			if (msk->plane_mask & BIT(id))
 				msk->planes[id].up = mrc_path_plane_up(msk, id);
 		/* The other planes are validated from the timer. */

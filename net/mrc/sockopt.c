@@ -36,7 +36,7 @@ static void mrc_info_fill(struct mrc_sock *msk, struct mrc_info *info)
 	}
 	if (msk->rcv_started)
 		info->mrci_rcv_wnd = msk->rcv_wnd_end - msk->rcv_nxt;
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		const struct mrc_conn_plane *cp = &msk->planes[id];
 
 		if (!(msk->plane_mask & BIT(id)))
@@ -84,7 +84,7 @@ static u32 mrc_plane_info_fill(struct mrc_sock *msk,
 	u32 id, n = 0;
 
 	spin_lock_bh(&msk->lock);
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		const struct mrc_conn_plane *cp = &msk->planes[id];
 		struct mrc_plane_info *p = &planes[n];
 
@@ -125,7 +125,7 @@ static u32 mrc_ev_info_fill(struct mrc_sock *msk, struct mrc_ev_info *evs)
 	u32 id, i, n = 0;
 
 	spin_lock_bh(&msk->lock);
-	for (id = 0; id < MRC_MAX_PLANES; id++) {
+	for (id = 0; id < msk->nr_planes; id++) {
 		const struct mrc_conn_plane *cp = &msk->planes[id];
 
 		if (!(msk->plane_mask & BIT(id)))

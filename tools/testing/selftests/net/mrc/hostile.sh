@@ -804,10 +804,13 @@ forged()
 ############################################################################
 # 5. Slab usage.
 
-SLABS='^(MRC|skbuff_head_cache|skbuff_fclone_cache|skbuff_small_head|kmalloc-(cg-)?(1k|2k|4k|8k)) '
+SLABS='^(MRC|skbuff_head_cache|skbuff_fclone_cache|skbuff_small_head|kmalloc-(cg-)?(512|1k|2k|4k|8k)) '
 
-# slabs: "NAME OBJECTS OBJSIZE" of the caches that MRC sockets, their rings
-# and their packets come from, after their per-CPU slabs were flushed.
+# slabs: "NAME OBJECTS OBJSIZE" of the caches that MRC sockets, their rings,
+# planes and EVs and their packets come from, after their per-CPU slabs
+# were flushed.  A connection's planes take 248 bytes per id up to the
+# highest it shares: kmalloc-512 for plane 1 alone, 1k for planes 1 and 2
+# (kmalloc-256 holds plane 0 alone, which neither end here has).
 slabs()
 {
 	local c
