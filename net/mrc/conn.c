@@ -48,7 +48,8 @@ struct sk_buff **mrc_conn_snd_ring_alloc(gfp_t gfp)
 bool mrc_conn_snd_ring_install(struct mrc_sock *msk, struct sk_buff ***spare)
 {
 	lockdep_assert_held(&msk->lock);
-	if (!msk->snd_ring && *spare) {
+	/* A connection that ended takes no more: it would keep the ring. */
+	if (!msk->snd_ring && *spare && !msk->dead) {
 		WRITE_ONCE(msk->snd_ring, *spare);
 		*spare = NULL;
 		msk->snd_started = true;

@@ -141,19 +141,22 @@ u32 mrc_rcv_initial_window(const struct mrc_sock *msk)
 }
 
 /*
- * Whether reading opened the window enough to tell the peer: by a quarter
- * of the ring, or to twice what it was (from shut, any room), as TCP
- * does.  Less is told by the next acknowledgment: an update for every
- * packet read, in a buffer of fewer than 128 packets, would double the
- * packets of a request-reply exchange.
+ * Whether reading opened the window enough to tell the peer: to twice
+ * what the peer was last told is left of it (from shut, any room), as TCP
+ * does, or by a quarter of the ring.  Less is told by the next
+ * acknowledgment: an update for every packet read, in a buffer of fewer
+ * than 128 packets, would double the packets of a request-reply exchange.
  */
 bool mrc_rcv_window_grew(struct mrc_sock *msk)
 {
-	u32 old = msk->rcv_wnd_end - msk->rcv_nxt, wnd;
+	u32 told = 0, wnd;
 
+	if (mrc_before(msk->rcv_nxt, msk->rcv_wnd_told))
+		told = msk->rcv_wnd_told - msk->rcv_nxt;
 	mrc_rcv_update_window(msk);
 	wnd = msk->rcv_wnd_end - msk->rcv_nxt;
-	return wnd > old && (wnd >= old + MRC_RING_SIZE / 4 || wnd >= 2 * old);
+	return wnd > told &&
+	       (wnd >= 2 * told || wnd >= told + MRC_RING_SIZE / 4);
 }
 
 /* Free what arrived with a DSN after @dsn: a FIN is the end. */
@@ -390,6 +393,7 @@ static void mrc_rcv_syn_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	msk->rcv_nxt = ntohl(hdr->dsn);
 	msk->rcv_wnd_end = msk->rcv_nxt;
 	mrc_rcv_update_window(msk);
+	msk->rcv_wnd_told = msk->rcv_wnd_end;
 	mrc_cc_rtt_since(msk, &msk->planes[msk->syn_plane], msk->syn_start, now);
 	msk->backoff = 0;
 	msk->last_progress = now;

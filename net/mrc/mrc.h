@@ -452,7 +452,8 @@ struct mrc_ev {
  *	order holds none, and released once idle
  * @rcv_map: bit per @rcv_ring slot in use
  * @rcv_nxt: next DSN to deliver
- * @rcv_wnd_end: window end last advertised
+ * @rcv_wnd_end: window end offered; it never moves back
+ * @rcv_wnd_told: window end last sent to the peer (handshake or ACK)
  * @rcv_ofo: packets in @rcv_ring
  * @rcv_ofo_mem: memory they take
  * @rcv_msgs: complete messages in the receive queue (SOCK_SEQPACKET)
@@ -570,6 +571,7 @@ struct mrc_sock {
 	unsigned long		*rcv_map;
 	u32			rcv_nxt;
 	u32			rcv_wnd_end;
+	u32			rcv_wnd_told;
 	u32			rcv_ofo;
 	u32			rcv_ofo_mem;
 	u32			rcv_msgs;

@@ -228,6 +228,7 @@ static void mrc_ack_fill_fixed(struct mrc_sock *msk, struct mrc_ack *ack)
 	mrc_rcv_update_window(msk);
 	ack->cum_dsn = htonl(msk->rcv_nxt);
 	ack->wnd_end = htonl(msk->rcv_wnd_end);
+	msk->rcv_wnd_told = msk->rcv_wnd_end;
 	ack->echo_psn = htonl(msk->echo_psn);
 	ack->echo_dsn = htonl(msk->echo_dsn);
 	ack->echo_ev = htons(msk->echo_ev);

@@ -614,6 +614,7 @@ struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 	msk->rcv_nxt = ntohl(hdr->dsn);
 	msk->rcv_wnd_end = msk->rcv_nxt;
 	mrc_rcv_update_window(msk);
+	msk->rcv_wnd_told = msk->rcv_wnd_end;
 	/* Acknowledgments echo the last packet received: the SYN first. */
 	msk->echo_psn = ntohl(hdr->psn);
 	msk->echo_dsn = ntohl(hdr->dsn);

@@ -100,7 +100,7 @@ fi
 # and 38 KiB above the start (the baseline holds some of the setup's
 # leftovers).  256 KiB is several times that noise and still less than a leak of 16 bytes per
 # hostile packet (about 17000 are sent) or of 740 bytes per connection
-# (about 400 are made, most of them by the floods: an EV table is 1 KiB);
+# (about 400 are made, most of them by the floods: an EV table is 2 KiB);
 # MRC sockets themselves must all be gone.
 MEM_MARGIN_KB=256
 # What the kernel log must not show (as tools/testing/vm/run).
