@@ -742,6 +742,7 @@ enum mrc_loss {
 	MRC_LOSS_TRIM,		/* a switch cut the payload: congestion */
 	MRC_LOSS_PLANE_DOWN,	/* the local plane went away */
 	MRC_LOSS_ELSEWHERE,	/* later packets on other planes arrived */
+	MRC_LOSS_PEER_SILENT,	/* timeouts on many paths, the peer silent */
 };
 
 #include "trace.h"

@@ -414,6 +414,7 @@ static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 		[MRC_LOSS_TRIM]		= MRC_MIB_LOSS_TRIM,
 		[MRC_LOSS_PLANE_DOWN]	= MRC_MIB_LOSS_PLANE_DOWN,
 		[MRC_LOSS_ELSEWHERE]	= MRC_MIB_LOSS_ELSEWHERE,
+		[MRC_LOSS_PEER_SILENT]	= MRC_MIB_LOSS_TIMEOUT,
 	};
 	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
@@ -601,9 +602,44 @@ static bool mrc_plane_outlived(const struct mrc_sock *msk,
 	return false;
 }
 
+/*
+ * Whether the packets that timed out at @now say nothing of their paths:
+ * those of more than one EV expired while the peer sent nothing since
+ * they left.  A peer (or a host) that stalled for a few milliseconds
+ * looks so, as does every path failing at once; retiring every EV of
+ * every plane then steers nowhere, and takes a probe per EV to undo.
+ * The packet of one EV alone, or one the peer outlived, is judged on its
+ * path as ever.
+ */
+static bool mrc_timeouts_blind(const struct mrc_sock *msk, u64 now)
+{
+	const struct sk_buff *skb;
+	int id, first = -1;
+
+	for (id = 0; id < msk->nr_planes; id++) {
+		const struct mrc_conn_plane *cp = &msk->planes[id];
+		u64 rto = mrc_rto_ns(msk, cp);
+
+		list_for_each_entry(skb, &cp->inflight, list) {
+			const struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
+
+			if (now - cb->sent < rto)
+				break;
+			if (msk->last_rcv > cb->sent)
+				continue;
+			if (first < 0)
+				first = cb->ev_idx;
+			else if (cb->ev_idx != first)
+				return true;
+		}
+	}
+	return false;
+}
+
 /* Declare lost what waited longer than its plane's timeout. */
 void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 {
+	bool blind = mrc_timeouts_blind(msk, now);
 	struct sk_buff *skb, *tmp;
 	int id;
 
@@ -613,9 +649,13 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 		u32 expired = 0;
 
 		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
-			if (now - MRC_SKB_CB(skb)->sent < rto)
+			u64 sent = MRC_SKB_CB(skb)->sent;
+
+			if (now - sent < rto)
 				break;
-			mrc_mark_lost(msk, skb, MRC_LOSS_TIMEOUT, now);
+			mrc_mark_lost(msk, skb, blind && msk->last_rcv <= sent ?
+				      MRC_LOSS_PEER_SILENT : MRC_LOSS_TIMEOUT,
+				      now);
 			expired++;
 		}
 		if (!expired)
