@@ -8,6 +8,7 @@
 
 #include <linux/jhash.h>
 #include <linux/random.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
 #include <net/ipv6.h>
@@ -58,17 +59,31 @@ bool mrc_conn_snd_ring_install(struct mrc_sock *msk, struct sk_buff ***spare)
 }
 
 /*
- * The receive ring comes with the first DATA packet out of order, in
- * softirq context.
+ * What a connection allocates under msk->lock, mostly in softirq for a
+ * packet of the peer, is charged to its socket's memory cgroup, as what it
+ * allocates in process context is: a user's connections do not grow past
+ * its limit by making the peer send.  A listener's child has no cgroup
+ * until accepted, as in TCP.
  */
+static void *mrc_conn_zalloc(struct mrc_sock *msk, size_t n, size_t size)
+{
+	struct mem_cgroup *old = set_active_memcg(msk->sk.sk_memcg);
+	void *p = kcalloc(n, size, GFP_ATOMIC | __GFP_ACCOUNT);
+
+	set_active_memcg(old);
+	return p;
+}
+
+/* The receive ring comes with the first DATA packet out of order. */
 int mrc_conn_rcv_ring(struct mrc_sock *msk)
 {
 	lockdep_assert_held(&msk->lock);
 	if (msk->rcv_ring)
 		return 0;
-	msk->rcv_map = bitmap_zalloc(MRC_RING_SIZE, GFP_ATOMIC);
-	msk->rcv_ring = kcalloc(MRC_RING_SIZE, sizeof(*msk->rcv_ring),
-				GFP_ATOMIC);
+	msk->rcv_map = mrc_conn_zalloc(msk, BITS_TO_LONGS(MRC_RING_SIZE),
+				       sizeof(unsigned long));
+	msk->rcv_ring = mrc_conn_zalloc(msk, MRC_RING_SIZE,
+					sizeof(*msk->rcv_ring));
 	if (msk->rcv_ring && msk->rcv_map)
 		return 0;
 	kfree(msk->rcv_ring);
@@ -345,7 +360,7 @@ static int mrc_conn_draw_evs(struct mrc_sock *msk, int nr_shared)
 	}
 	rcu_read_unlock();
 
-	ev = kcalloc(total, sizeof(*ev), GFP_ATOMIC);
+	ev = mrc_conn_zalloc(msk, total, sizeof(*ev));
 	if (!ev)
 		return -ENOMEM;
 	kfree(msk->ev_table);
@@ -467,7 +482,7 @@ int mrc_conn_set_planes(struct mrc_sock *msk, const struct mrc_syn *syn,
 		return -EPROTO;
 
 	nr_ids = fls(mask);
-	planes = kcalloc(nr_ids, sizeof(*planes), GFP_ATOMIC);
+	planes = mrc_conn_zalloc(msk, nr_ids, sizeof(*planes));
 	if (!planes)
 		return -ENOMEM;
 	for (id = 0; id < nr_ids; id++) {
