@@ -1205,17 +1205,20 @@ static long long mrc_sysctl_set(int side, const char *name, long long val)
  * The server's connection is made with a 20 ms acknowledgment delay: in
  * an emulated guest on a busy host the wakeup of the reader alone takes
  * longer than the 500 us of a short packet's delay now and then, and the
- * ACK then leaves before the reply, rightly.  Only what the server sent
- * besides DATA is judged (a resend is DATA too), and a series of rounds
+ * ACK then leaves before the reply, rightly.  Only the ACKs the server
+ * sent alone are judged (a resend is DATA too), and a series of rounds
  * is tried up to three times: a server whose replies never carry the
  * acknowledgment, or that tells every read's window, fails them all.
  */
 TEST_F(conn, replies_carry_acks)
 {
+	static const char * const mib[] = {
+		"DataSent", "Retrans", "ProbesSent", "AcksSent",
+	};
 	int flags = variant->type == SOCK_STREAM ? MSG_WAITALL : 0;
 	const long long rounds = 200, bound = rounds / 2;
-	long long c0, s0, d0, r0, a0, c1, s1, d1, r1, a1, best = -1;
-	int fds[3] = { -1, -1, -1 }, i, tries;
+	long long c[2], s[2], m[2][4], cp[2], best = -1, extra;
+	int fds[3] = { -1, -1, -1 }, i, j, tries;
 	unsigned short port;
 	long long old;
 	char buf[64];
@@ -1228,37 +1231,46 @@ TEST_F(conn, replies_carry_acks)
 
 	fill(buf, sizeof(buf), 0, 1);
 	for (tries = 0; tries < 3 && (best < 0 || best >= bound); tries++) {
-		c0 = tx_packets(CLIENT);
-		s0 = tx_packets(SERVER);
-		d0 = mrc_mib(SERVER, "DataSent");
-		r0 = mrc_mib(SERVER, "Retrans");
-		a0 = mrc_mib(SERVER, "AcksSent");
-		ASSERT_LE(0, c0);
-		ASSERT_LE(0, s0);
-		ASSERT_LE(0, d0);
-		for (i = 0; i < rounds; i++) {
-			ASSERT_EQ(64, send(fds[1], buf, 64, 0));
-			ASSERT_EQ(64, recv(fds[2], buf, 64, flags));
-			ASSERT_EQ(64, send(fds[2], buf, 64, 0));
-			ASSERT_EQ(64, recv(fds[1], buf, 64, flags));
-			usleep(1000);
+		for (j = 0; j < 2; j++) {
+			if (j)
+				for (i = 0; i < rounds; i++) {
+					ASSERT_EQ(64, send(fds[1], buf, 64, 0));
+					ASSERT_EQ(64, recv(fds[2], buf, 64, flags));
+					ASSERT_EQ(64, send(fds[2], buf, 64, 0));
+					ASSERT_EQ(64, recv(fds[1], buf, 64, flags));
+					usleep(1000);
+				}
+			c[j] = tx_packets(CLIENT);
+			s[j] = tx_packets(SERVER);
+			ASSERT_LE(0, c[j]);
+			ASSERT_LE(0, s[j]);
+			for (i = 0; i < 4; i++) {
+				m[j][i] = mrc_mib(SERVER, mib[i]);
+				ASSERT_LE(0, m[j][i]);
+			}
+			cp[j] = mrc_mib(CLIENT, "ProbesSent");
+			ASSERT_LE(0, cp[j]);
 		}
-		c1 = tx_packets(CLIENT);
-		s1 = tx_packets(SERVER);
-		d1 = mrc_mib(SERVER, "DataSent");
-		r1 = mrc_mib(SERVER, "Retrans");
-		a1 = mrc_mib(SERVER, "AcksSent");
-		TH_LOG("%lld round trips: the client sent %lld packets, the server %lld",
-		       rounds, c1 - c0, s1 - s0);
-		TH_LOG("the server's DATA: %lld (%lld resent); ACKs alone or riding: %lld",
-		       d1 - d0, r1 - r0, a1 - a0);
-		EXPECT_LE(rounds, c1 - c0);
-		EXPECT_LE(rounds, d1 - d0);
-		if (best < 0 || s1 - s0 - (d1 - d0) < best)
-			best = s1 - s0 - (d1 - d0);
+		TH_LOG("%lld round trips: client %lld packets (%lld probes), server %lld",
+		       rounds, c[1] - c[0], cp[1] - cp[0], s[1] - s[0]);
+		TH_LOG("server's DATA %lld (%lld resent), probes %lld, ACKs alone or riding %lld",
+		       m[1][0] - m[0][0], m[1][1] - m[0][1], m[1][2] - m[0][2],
+		       m[1][3] - m[0][3]);
+		EXPECT_LE(rounds, c[1] - c[0]);
+		EXPECT_LE(rounds, m[1][0] - m[0][0]);
+		/*
+		 * Besides DATA, the server sends its probes and answers the
+		 * client's: a stall of the host that outlives a timeout
+		 * retires a whole plane of EVs (see silent_plane.sh), each
+		 * probed back.  What is left are its ACKs alone.
+		 */
+		extra = s[1] - s[0] - (m[1][0] - m[0][0]) -
+			(m[1][2] - m[0][2]) - (cp[1] - cp[0]);
+		if (best < 0 || extra < best)
+			best = extra;
 	}
 	close_fds(fds, 3);
-	/* The server: a DATA a round, and few packets besides. */
+	/* The server: a DATA a round, and few ACKs alone. */
 	EXPECT_GT(bound, best);
 }
 

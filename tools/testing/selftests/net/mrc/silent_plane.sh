@@ -12,6 +12,13 @@
 #   of seconds), and the messages in flight on it are resent on plane 1;
 # - the ping-pong goes on, every message echoed, none waiting a second
 #   and a half.
+#
+# Then every path silent at once, as when the peer or its host stalls:
+# the only plane of a connection black-holed both ways for half a second
+# under a transfer.  The packets of all its EVs time out together with
+# the peer silent, which says nothing of any one path: they are resent
+# once it answers again, and no EV retires (each retired, all of the
+# plane's at once, and a probe per EV, one every 5 ms, brought them back).
 
 . "$(dirname "$0")/mrc_lib.sh"
 
@@ -19,16 +26,18 @@ mrc_require_root
 
 mrc_need_mrcctl
 mrc_need_mrcize
+mrc_need_bin mrc_xfer
 mrc_need_cmd python3 socat tc jq
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 mrc_need_mod sch_netem
 
-mrc_plan 6
+mrc_plan 12
 
 suffix=$(printf '%04x' $RANDOM)
 A=mrcsp-$suffix-a
 B=mrcsp-$suffix-b
 PORT=7300
+XFER=$MRC_BIN/mrc_xfer
 tmp=$(mktemp -d)
 
 cleanup()
@@ -151,10 +160,77 @@ echoes_go_on()
 		mrc_fail "an echo waited ${longest:-?} ms"
 }
 
+# stall FAMILY: a transfer over one plane, black-holed for half a second
+# both ways; sets stall_retired (EVs retired meanwhile) and stall_sums.
+stall()
+{
+	local fam=$1 peer cli k rc=0 ret0 ret1 sent0
+
+	mrc_kill_jobs
+	mrc_cleanup
+	stall_retired='' stall_sums=''
+	mrc_ns_add "$A" "$B" &&
+		mrc_link_hosts "$A" "$B" "$fam" 1 1 &&
+		mrc_add_planes "$A" "$B" "$fam" 1 1 || return 1
+	peer=$(mrc_addr "$fam" 1 2)
+	mrc_xfer_server "$B" "$PORT" "$tmp" || return 1
+	ret0=$(mrc_counter "$A" EvRetired)
+	sent0=$(mrc_counter "$A" DataSent)
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$PORT" -s 256M -T 120 \
+		> "$tmp/c.out" 2> "$tmp/c.err" &
+	cli=$!
+	mrc_wait_for 20 eval "[ \$((\$(mrc_counter $A DataSent) - $sent0)) -gt 2000 ]" ||
+		mrc_fail "the transfer did not start: $(cat "$tmp/c.err")" || return 1
+	for ns in "$A" "$B"; do
+		tc -n "$ns" qdisc add dev veth1 root netem loss 100% || rc=1
+	done
+	sleep 0.5
+	for ns in "$A" "$B"; do
+		tc -n "$ns" qdisc del dev veth1 root || rc=1
+	done
+	kill -0 "$cli" 2> /dev/null ||
+		mrc_fail "the transfer ended before the silence did" || rc=1
+	wait "$cli" || mrc_fail "the transfer failed: $(cat "$tmp/c.err")" || rc=1
+	wait "$srv" || mrc_fail "the server failed: $(cat "$tmp/s.err")" || rc=1
+	ret1=$(mrc_counter "$A" EvRetired)
+	stall_retired=$((ret1 - ret0))
+	for k in c s; do
+		stall_sums+=" $(awk '$1 == "conn" { print $8 }' "$tmp/$k.out")"
+	done
+	mrc_info "LossTimeout $(mrc_counter "$A" LossTimeout)," \
+		"Retrans $(mrc_counter "$A" Retrans), Timeouts $(mrc_counter "$A" Timeouts)"
+	return "$rc"
+}
+
+stall_intact()
+{
+	local c s
+
+	read -r c s <<< "$stall_sums"
+	[ -n "$c" ] && [ "$c" = "$s" ] ||
+		mrc_fail "SHA-256 sent ${c:-none}, received ${s:-none}"
+}
+
+stall_no_retirement()
+{
+	mrc_info "EVs retired during and after the silence: ${stall_retired:-?}"
+	# One packet alone outliving its timeout may retire its EV.
+	[ -n "$stall_retired" ] && [ "$stall_retired" -le 2 ] ||
+		mrc_fail "${stall_retired:-?} EVs retired for a silence of every path"
+}
+
 for fam in 4 6; do
 	name=IPv$fam
 	mrc_check "$name: ping-pong over 2 planes, plane 2 black-holed midway" run "$fam"
 	mrc_check "$name: every EV of the silent plane retired within 2 s" all_retired
 	mrc_check "$name: the ping-pong goes on, no echo waits 1.5 s" echoes_go_on
+done
+for fam in 4 6; do
+	name=IPv$fam
+	mrc_check "$name: a 256 MiB transfer over one plane, silent both ways for 0.5 s" \
+		stall "$fam"
+	mrc_check "$name: the same SHA-256 at both ends" stall_intact
+	mrc_check "$name: no EV retired for the silence of every path" \
+		stall_no_retirement
 done
 mrc_finish
