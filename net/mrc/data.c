@@ -70,10 +70,9 @@ static void mrc_unreserve_mem(struct mrc_sock *msk, int reserved)
  * for one.  The look without the lock is a hint: the timer may release an
  * idle ring between it and the lock, and then it is allocated now.
  */
-static bool mrc_lock_with_snd_ring(struct mrc_sock *msk)
+static bool mrc_lock_with_snd_ring(struct mrc_sock *msk, gfp_t gfp)
 	__acquires(&msk->lock)
 {
-	gfp_t gfp = msk->sk.sk_allocation;
 	struct sk_buff **spare = NULL;
 	bool had = READ_ONCE(msk->snd_ring);
 
@@ -92,19 +91,19 @@ static bool mrc_lock_with_snd_ring(struct mrc_sock *msk)
 
 /*
  * Queue @pkts, charged in place of the @reserved bytes mrc_reserve_mem()
- * took for them, and send what the windows allow.  A connection that ended
+ * took for them, and send what the windows allow; @gfp for a send ring.  A connection that ended
  * meanwhile (sendmsg() sleeps without msk->lock) takes nothing: its queues
  * were purged once and would never be again.  Process context.
  */
 int mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts,
-		  int reserved)
+		  int reserved, gfp_t gfp)
 {
 	struct sk_buff_head queue;
 	bool ring;
 	int err = 0;
 
 	__skb_queue_head_init(&queue);
-	ring = mrc_lock_with_snd_ring(msk);
+	ring = mrc_lock_with_snd_ring(msk, gfp);
 	/* Back to sk_forward_alloc, without a reclaim in between. */
 	sk_mem_charge(&msk->sk, -reserved);
 	if (msk->dead) {
@@ -263,7 +262,7 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 			mrc_unreserve_mem(msk, cost);
 			return err;
 		}
-		err = mrc_send_pkts(msk, &pkts, cost);
+		err = mrc_send_pkts(msk, &pkts, cost, sk->sk_allocation);
 		if (err)
 			return err;
 		msk->snd_msg_id++;
@@ -289,7 +288,7 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 			mrc_unreserve_mem(msk, cost);
 			break;
 		}
-		err = mrc_send_pkts(msk, &pkts, cost);
+		err = mrc_send_pkts(msk, &pkts, cost, sk->sk_allocation);
 		if (err)
 			break;
 		msk->snd_offset += n;

@@ -921,7 +921,7 @@ void mrc_ack_arm(struct mrc_sock *msk, u64 delay_ns);
 
 /* data.c */
 int mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts,
-		  int reserved);
+		  int reserved, gfp_t gfp);
 int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
 int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		int flags);

@@ -909,18 +909,22 @@ static __poll_t mrc_poll(struct file *file, struct socket *sock,
 static void mrc_listen_stop(struct mrc_sock *lmsk);
 
 /*
- * Queue the FIN after everything sent; under the socket lock.  Without
- * memory for it, the caller resets the connection instead.
+ * Queue the FIN after everything sent; under the socket lock.  It must
+ * not fail for want of memory, as TCP's does not: a connection idle for
+ * a second gave its send ring back, and a FIN that found no memory for
+ * one (a cgroup at its limit, a task being killed) made close() a reset,
+ * losing what was still in flight.
  */
 static int mrc_send_fin(struct mrc_sock *msk)
 {
+	gfp_t gfp = msk->sk.sk_allocation | __GFP_NOFAIL;
 	struct sk_buff_head pkts;
 	struct sk_buff *skb;
 	int err;
 
 	if (msk->fin_queued || msk->sk.sk_state != TCP_ESTABLISHED)
 		return 0;
-	skb = mrc_alloc_skb(0, GFP_KERNEL);
+	skb = mrc_alloc_skb(0, gfp);
 	if (!skb)
 		return -ENOBUFS;
 	memset(MRC_SKB_CB(skb), 0, sizeof(struct mrc_skb_cb));
@@ -929,7 +933,7 @@ static int mrc_send_fin(struct mrc_sock *msk)
 	MRC_SKB_CB(skb)->msg_id = msk->snd_msg_id;
 	__skb_queue_head_init(&pkts);
 	__skb_queue_tail(&pkts, skb);
-	err = mrc_send_pkts(msk, &pkts, 0);
+	err = mrc_send_pkts(msk, &pkts, 0, gfp);
 	if (!err)
 		msk->fin_queued = true;
 	return err;
