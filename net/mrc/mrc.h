@@ -488,6 +488,11 @@ struct mrc_ev {
  * @last_progress: when the peer last answered
  * @last_advance: when the peer last took data or opened its window
  * @last_rcv: when a packet of the peer last arrived
+ * @silence_from: what was sent after this time met a silence of the peer
+ *	on every path (a stall, or every path failing at once), found by
+ *	timeouts: its losses say nothing of the paths it took
+ * @silence_until: ... and before this one, when an acknowledgment came
+ *	again; U64_MAX while none has, 0 before any silence
  * @wnd_probes: probes of a shut window since it last opened
  * @close_deadline: an orphaned connection ends by then at the latest
  * @destroy_work: tears the connection down out of timer context
@@ -603,6 +608,8 @@ struct mrc_sock {
 	u64			last_progress;
 	u64			last_advance;
 	u64			last_rcv;
+	u64			silence_from;
+	u64			silence_until;
 	u32			wnd_probes;
 	u64			close_deadline;
 	struct work_struct	destroy_work;

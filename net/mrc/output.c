@@ -404,8 +404,20 @@ void mrc_output_free_skb(struct mrc_sock *msk, struct sk_buff *skb)
 	kfree_skb(skb);
 }
 
-/* Queue a packet for resending, and learn from the loss. */
-static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
+/*
+ * Whether a packet sent at @sent went out into a silence of the peer on
+ * every path (see mrc_output_timeout()).
+ */
+static bool mrc_sent_in_silence(const struct mrc_sock *msk, u64 sent)
+{
+	return sent > msk->silence_from && sent < msk->silence_until;
+}
+
+/*
+ * Queue a packet for resending, and learn from the loss; true if the loss
+ * was held against the packet's path.
+ */
+static bool mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 			  enum mrc_loss why, u64 now)
 {
 	static const u8 mib[] = {
@@ -428,18 +440,23 @@ static void mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 	MRC_MSK_INC_STATS(msk, mib[why]);
 	trace_mrc_lost(msk, cb->plane, cb->ev, cb->psn, cb->dsn, why);
 	if (why == MRC_LOSS_PLANE_DOWN)
-		return;
+		return false;
 	mrc_cc_on_loss(msk, cp, ev, cb->psn);
 	/*
-	 * A trim is congestion, not a broken path.  A loss found on other
-	 * planes' evidence counts on its EV (whose retirement, when its
-	 * plane is found silent, names the losses) but says nothing of the
-	 * EV alone: a plane that is a black hole is found silent whole.
+	 * A trim is congestion, not a broken path; a packet sent into a
+	 * silence of every path tells nothing of its own.  A loss found on
+	 * other planes' evidence counts on its EV (whose retirement, when
+	 * its plane is found silent, names the losses) but says nothing of
+	 * the EV alone: a plane that is a black hole is found silent whole.
 	 */
+	if (why == MRC_LOSS_TRIM || why == MRC_LOSS_PEER_SILENT ||
+	    mrc_sent_in_silence(msk, cb->sent))
+		return false;
 	if (why == MRC_LOSS_ELSEWHERE)
 		ev->losses++;
-	else if (why != MRC_LOSS_TRIM)
+	else
 		mrc_path_lost(msk, cp, ev, why == MRC_LOSS_TIMEOUT, now);
+	return true;
 }
 
 /* The local plane went down: resend what it carried, without waiting. */
@@ -458,6 +475,9 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 
 	msk->snd_ring[cb->dsn % MRC_RING_SIZE] = NULL;
 	list_del(&skb->list);
+	/* The peer is heard again: a silence timeouts found is over. */
+	if (msk->silence_until == U64_MAX)
+		msk->silence_until = now;
 	if (!cb->lost) {
 		struct mrc_ev *ev = &msk->ev_table[cb->ev_idx];
 
@@ -523,6 +543,20 @@ static void mrc_output_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 }
 
 /*
+ * The send time of the newest packet the peer acknowledged, on any plane:
+ * what was sent before it and is missing, the peer outlived.
+ */
+static u64 mrc_rack_sent(const struct mrc_sock *msk)
+{
+	u64 rack_sent = 0;
+	int id;
+
+	for (id = 0; id < msk->nr_planes; id++)
+		rack_sent = max(rack_sent, msk->planes[id].rack_sent);
+	return rack_sent;
+}
+
+/*
  * A packet is lost when one sent after it on the same EV arrived and it is
  * still missing a quarter of a round trip later: an EV is one path, which
  * keeps its packets in order.  The EVs of a plane may cross different
@@ -541,12 +575,9 @@ static void mrc_output_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp,
  */
 static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 {
+	u64 rack_sent = mrc_rack_sent(msk);
 	struct sk_buff *skb, *tmp;
-	u64 rack_sent = 0;
 	int id;
-
-	for (id = 0; id < msk->nr_planes; id++)
-		rack_sent = max(rack_sent, msk->planes[id].rack_sent);
 
 	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
@@ -578,9 +609,9 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 				if (cb->sent >= cp->rack_sent)
 					why = MRC_LOSS_ELSEWHERE;
 			}
-			if (why == MRC_LOSS_ELSEWHERE)
+			if (mrc_mark_lost(msk, skb, why, now) &&
+			    why == MRC_LOSS_ELSEWHERE)
 				elsewhere = true;
-			mrc_mark_lost(msk, skb, why, now);
 		}
 		if (elsewhere && now - cp->last_acked >= mrc_rto_ns(msk, cp))
 			mrc_output_silent(msk, cp, MRC_LOSS_ELSEWHERE, now);
@@ -603,15 +634,16 @@ static bool mrc_plane_outlived(const struct mrc_sock *msk,
 }
 
 /*
- * Whether the packets that timed out at @now say nothing of their paths:
- * those of more than one EV expired while the peer sent nothing since
- * they left.  A peer (or a host) that stalled for a few milliseconds
- * looks so, as does every path failing at once; retiring every EV of
- * every plane then steers nowhere, and takes a probe per EV to undo.
- * The packet of one EV alone, or one the peer outlived, is judged on its
- * path as ever.
+ * Whether the packets that time out at @now say nothing of their paths:
+ * those of more than one EV expired, and the peer acknowledged nothing
+ * sent after them on any plane.  A peer (or a host) that stalled for a
+ * few milliseconds looks so, as does every path failing at once;
+ * retiring every EV of every plane then steers nowhere, and takes a probe
+ * per EV to undo.  The packet of one EV alone, or one the peer outlived,
+ * is judged on its path as ever.
  */
-static bool mrc_timeouts_blind(const struct mrc_sock *msk, u64 now)
+static bool mrc_timeouts_blind(const struct mrc_sock *msk, u64 rack_sent,
+			       u64 now)
 {
 	const struct sk_buff *skb;
 	int id, first = -1;
@@ -625,7 +657,7 @@ static bool mrc_timeouts_blind(const struct mrc_sock *msk, u64 now)
 
 			if (now - cb->sent < rto)
 				break;
-			if (msk->last_rcv > cb->sent)
+			if (cb->sent <= rack_sent)
 				continue;
 			if (first < 0)
 				first = cb->ev_idx;
@@ -639,23 +671,32 @@ static bool mrc_timeouts_blind(const struct mrc_sock *msk, u64 now)
 /* Declare lost what waited longer than its plane's timeout. */
 void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 {
-	bool blind = mrc_timeouts_blind(msk, now);
+	u64 rack_sent = mrc_rack_sent(msk);
+	bool blind = mrc_timeouts_blind(msk, rack_sent, now);
 	struct sk_buff *skb, *tmp;
 	int id;
 
+	/*
+	 * What was sent after the last packet the peer acknowledged met the
+	 * silence, until it acknowledges again (mrc_acked()).
+	 */
+	if (blind && msk->silence_until != U64_MAX) {
+		msk->silence_from = rack_sent;
+		msk->silence_until = U64_MAX;
+	}
 	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 		u64 rto = mrc_rto_ns(msk, cp);
-		u32 expired = 0;
+		u32 expired = 0, judged = 0;
 
 		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
 			u64 sent = MRC_SKB_CB(skb)->sent;
 
 			if (now - sent < rto)
 				break;
-			mrc_mark_lost(msk, skb, blind && msk->last_rcv <= sent ?
-				      MRC_LOSS_PEER_SILENT : MRC_LOSS_TIMEOUT,
-				      now);
+			judged += mrc_mark_lost(msk, skb, blind && sent > rack_sent ?
+						MRC_LOSS_PEER_SILENT :
+						MRC_LOSS_TIMEOUT, now);
 			expired++;
 		}
 		if (!expired)
@@ -663,7 +704,8 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 		trace_mrc_rto(msk, id, rto, expired);
 		if (cp->backoff < 16)
 			cp->backoff++;
-		if (now - cp->last_acked < rto || !mrc_plane_outlived(msk, cp))
+		if (!judged || now - cp->last_acked < rto ||
+		    !mrc_plane_outlived(msk, cp))
 			continue;
 		mrc_output_silent(msk, cp, MRC_LOSS_TIMEOUT, now);
 	}

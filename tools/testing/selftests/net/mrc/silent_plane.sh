@@ -17,8 +17,10 @@
 # the only plane of a connection black-holed both ways for half a second
 # under a transfer.  The packets of all its EVs time out together with
 # the peer silent, which says nothing of any one path: they are resent
-# once it answers again, and no EV retires (each retired, all of the
-# plane's at once, and a probe per EV, one every 5 ms, brought them back).
+# until it answers again, and no EV retires meanwhile (each retired, all
+# of the plane's at the first timeout, and a probe per EV, one every
+# 5 ms, brought them back).  Retirements after the silence are those of
+# the drops of a transfer that starts again, told but not judged here.
 
 . "$(dirname "$0")/mrc_lib.sh"
 
@@ -164,27 +166,28 @@ echoes_go_on()
 # both ways; sets stall_retired (EVs retired meanwhile) and stall_sums.
 stall()
 {
-	local fam=$1 peer cli k rc=0 ret0 ret1 sent0
+	local fam=$1 peer cli k rc=0 ret0 ret1 ret2 sent0
 
 	mrc_kill_jobs
 	mrc_cleanup
-	stall_retired='' stall_sums=''
+	stall_retired='' stall_sums='' stall_counters=''
 	mrc_ns_add "$A" "$B" &&
 		mrc_link_hosts "$A" "$B" "$fam" 1 1 &&
 		mrc_add_planes "$A" "$B" "$fam" 1 1 || return 1
 	peer=$(mrc_addr "$fam" 1 2)
 	mrc_xfer_server "$B" "$PORT" "$tmp" || return 1
-	ret0=$(mrc_counter "$A" EvRetired)
 	sent0=$(mrc_counter "$A" DataSent)
 	ip netns exec "$A" "$XFER" -c "$peer" -p "$PORT" -s 256M -T 120 \
 		> "$tmp/c.out" 2> "$tmp/c.err" &
 	cli=$!
 	mrc_wait_for 20 eval "[ \$((\$(mrc_counter $A DataSent) - $sent0)) -gt 2000 ]" ||
 		mrc_fail "the transfer did not start: $(cat "$tmp/c.err")" || return 1
+	ret0=$(mrc_counter "$A" EvRetired)
 	for ns in "$A" "$B"; do
 		tc -n "$ns" qdisc add dev veth1 root netem loss 100% || rc=1
 	done
 	sleep 0.5
+	ret1=$(mrc_counter "$A" EvRetired)
 	for ns in "$A" "$B"; do
 		tc -n "$ns" qdisc del dev veth1 root || rc=1
 	done
@@ -192,13 +195,16 @@ stall()
 		mrc_fail "the transfer ended before the silence did" || rc=1
 	wait "$cli" || mrc_fail "the transfer failed: $(cat "$tmp/c.err")" || rc=1
 	wait "$srv" || mrc_fail "the server failed: $(cat "$tmp/s.err")" || rc=1
-	ret1=$(mrc_counter "$A" EvRetired)
+	ret2=$(mrc_counter "$A" EvRetired)
 	stall_retired=$((ret1 - ret0))
+	stall_counters=" EvRetired after the silence $((ret2 - ret1)):"
 	for k in c s; do
 		stall_sums+=" $(awk '$1 == "conn" { print $8 }' "$tmp/$k.out")"
 	done
-	mrc_info "LossTimeout $(mrc_counter "$A" LossTimeout)," \
-		"Retrans $(mrc_counter "$A" Retrans), Timeouts $(mrc_counter "$A" Timeouts)"
+	for k in LossTimeout LossGap LossElsewhere PlaneSilent Timeouts Retrans; do
+		stall_counters+=" $k $(mrc_counter "$A" "$k")"
+	done
+	mrc_info "counters of the sender:$stall_counters"
 	return "$rc"
 }
 
@@ -213,7 +219,7 @@ stall_intact()
 
 stall_no_retirement()
 {
-	mrc_info "EVs retired during and after the silence: ${stall_retired:-?}"
+	mrc_info "EVs retired during the silence: ${stall_retired:-?}"
 	# One packet alone outliving its timeout may retire its EV.
 	[ -n "$stall_retired" ] && [ "$stall_retired" -le 2 ] ||
 		mrc_fail "${stall_retired:-?} EVs retired for a silence of every path"
@@ -230,7 +236,7 @@ for fam in 4 6; do
 	mrc_check "$name: a 256 MiB transfer over one plane, silent both ways for 0.5 s" \
 		stall "$fam"
 	mrc_check "$name: the same SHA-256 at both ends" stall_intact
-	mrc_check "$name: no EV retired for the silence of every path" \
+	mrc_check "$name: no EV retired during the silence of every path" \
 		stall_no_retirement
 done
 mrc_finish
