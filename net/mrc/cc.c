@@ -323,3 +323,23 @@ void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	trace_mrc_cwnd_cut(msk, cp - msk->planes, ev->port, before, cp->cwnd,
 			   cp->round_evs);
 }
+
+/*
+ * Every path went silent with packets of @cp in flight: what the peer
+ * will take when it answers again is unknown, and resending a window each
+ * timeout through a silence is a storm.  Start again from the smallest
+ * window, the loss rounds having left ssthresh at half, as TCP's
+ * timeout does.
+ */
+void mrc_cc_on_silence(struct mrc_sock *msk, struct mrc_conn_plane *cp)
+{
+	u32 before = cp->cwnd;
+
+	if (cp->cwnd <= MRC_MIN_CWND)
+		return;
+	cp->ssthresh = min(cp->ssthresh, cp->cwnd);
+	cp->cwnd = MRC_MIN_CWND;
+	cp->acked = 0;
+	trace_mrc_cwnd_cut(msk, cp - msk->planes, 0, before, cp->cwnd,
+			   cp->nr_active);
+}

@@ -897,6 +897,7 @@ void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn);
 void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp);
 void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		    struct mrc_ev *ev, u32 psn);
+void mrc_cc_on_silence(struct mrc_sock *msk, struct mrc_conn_plane *cp);
 
 /* path.c */
 bool mrc_path_plane_up(struct mrc_sock *msk, int id);

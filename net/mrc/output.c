@@ -702,6 +702,8 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 		if (!expired)
 			continue;
 		trace_mrc_rto(msk, id, rto, expired);
+		if (judged < expired && blind)
+			mrc_cc_on_silence(msk, cp);
 		if (cp->backoff < 16)
 			cp->backoff++;
 		if (!judged || now - cp->last_acked < rto ||

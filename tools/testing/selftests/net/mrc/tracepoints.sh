@@ -328,9 +328,11 @@ ev_share()
 	cuts=$(grep -c " ev=$ev " "$tmp/cuts")
 	# The largest cut, in 1/100 of the window it cut.
 	# The largest cut of a window of 8 or more while 8 EVs or more were
-	# in use (the others may retire too, for losses of their own).
-	worst=$(sed -E 's/.*cwnd=([0-9]+)->([0-9]+) evs=([0-9]+).*/\1 \2 \3/' \
-		"$tmp/cuts" |
+	# in use (the others may retire too, for losses of their own); not
+	# the whole plane's (ev=0) when every path fell silent, a stall of
+	# the emulated host.
+	worst=$(grep -v " ev=0 " "$tmp/cuts" |
+		sed -E 's/.*cwnd=([0-9]+)->([0-9]+) evs=([0-9]+).*/\1 \2 \3/' |
 		awk '$1 >= 8 && $3 >= 8 { p = int(($1 - $2) * 100 / $1); if (p > w) w = p }
 		     END { print w + 0 }')
 	mrc_info "$cid, EV $ev of plane 1: $lossy packets, its other" \
