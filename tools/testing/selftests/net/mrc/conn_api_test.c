@@ -1120,18 +1120,23 @@ TEST_F(conn, idle_then_more)
 	}
 }
 
+/* PATH opened in the network namespace of SIDE (/proc/thread-self/net). */
+static FILE *fopen_in(int side, const char *path, const char *mode)
+{
+	if (setns(env.ns[side], CLONE_NEWNET))
+		return NULL;
+	return fopen(path, mode);
+}
+
 /* Packets that the devices of SIDE's namespace sent, lo aside. */
 static long long tx_packets(int side)
 {
+	FILE *f = fopen_in(side, "/proc/thread-self/net/dev", "r");
 	unsigned long long v[10];
 	char line[512], name[64];
 	long long sum = 0;
 	char *colon;
-	FILE *f;
 
-	if (setns(env.ns[side], CLONE_NEWNET))
-		return -1;
-	f = fopen("/proc/thread-self/net/dev", "r");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
@@ -1155,13 +1160,10 @@ static long long tx_packets(int side)
 /* A counter of /proc/net/mrc_snmp in the namespace of SIDE, or -1. */
 static long long mrc_mib(int side, const char *counter)
 {
+	FILE *f = fopen_in(side, "/proc/thread-self/net/mrc_snmp", "r");
 	char names[4096], values[4096], *n, *v, *sn, *sv;
 	long long val = -1;
-	FILE *f;
 
-	if (setns(env.ns[side], CLONE_NEWNET))
-		return -1;
-	f = fopen("/proc/thread-self/net/mrc_snmp", "r");
 	if (!f)
 		return -1;
 	if (fgets(names, sizeof(names), f) && fgets(values, sizeof(values), f))
@@ -1182,10 +1184,8 @@ static long long mrc_sysctl_set(int side, const char *name, long long val)
 	long long old = -1;
 	FILE *f;
 
-	if (setns(env.ns[side], CLONE_NEWNET))
-		return -1;
 	snprintf(path, sizeof(path), "/proc/sys/net/mrc/%s", name);
-	f = fopen(path, "r+");
+	f = fopen_in(side, path, "r+");
 	if (!f)
 		return -1;
 	if (fgets(buf, sizeof(buf), f) && fseek(f, 0, SEEK_SET) == 0 &&
