@@ -62,8 +62,9 @@ bool mrc_conn_snd_ring_install(struct mrc_sock *msk, struct sk_buff ***spare)
  * What a connection allocates under msk->lock, mostly in softirq for a
  * packet of the peer, is charged to its socket's memory cgroup, as what it
  * allocates in process context is: a user's connections do not grow past
- * its limit by making the peer send.  A listener's child has no cgroup
- * until accepted, as in TCP.
+ * its limit by making the peer send.  A listener's child has no cgroup:
+ * TCP gives it its acceptor's with mem_cgroup_sk_alloc(), which modules
+ * cannot call.
  */
 static void *mrc_conn_zalloc(struct mrc_sock *msk, size_t n, size_t size)
 {
