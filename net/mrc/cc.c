@@ -328,7 +328,7 @@ void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
  * Every path went silent with packets of @cp in flight: what the peer
  * will take when it answers again is unknown, and resending a window each
  * timeout through a silence is a storm.  Start again from the smallest
- * window, the loss rounds having left ssthresh at half, as TCP's
+ * window, slow start up to half the window of the round, as TCP's
  * timeout does.
  */
 void mrc_cc_on_silence(struct mrc_sock *msk, struct mrc_conn_plane *cp)
@@ -337,7 +337,7 @@ void mrc_cc_on_silence(struct mrc_sock *msk, struct mrc_conn_plane *cp)
 
 	if (cp->cwnd <= MRC_MIN_CWND)
 		return;
-	cp->ssthresh = min(cp->ssthresh, cp->cwnd);
+	cp->ssthresh = max_t(u32, cp->round_cwnd / 2, MRC_MIN_CWND);
 	cp->cwnd = MRC_MIN_CWND;
 	cp->acked = 0;
 	trace_mrc_cwnd_cut(msk, cp - msk->planes, 0, before, cp->cwnd,

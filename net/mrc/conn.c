@@ -61,8 +61,10 @@ bool mrc_conn_snd_ring_install(struct mrc_sock *msk, struct sk_buff ***spare)
 /*
  * What a connection allocates under msk->lock, mostly in softirq for a
  * packet of the peer, is charged to its socket's memory cgroup, as what it
- * allocates in process context is: a user's connections do not grow past
- * its limit by making the peer send.  A listener's child has no cgroup:
+ * allocates in process context is: what a user's connections hold is seen
+ * in its group and reclaimed from it (GFP_ATOMIC may go past memory.max,
+ * as received skbs do; each allocation is bounded per connection).  A
+ * listener's child has no cgroup:
  * TCP gives it its acceptor's with mem_cgroup_sk_alloc(), which modules
  * cannot call.
  */

@@ -475,9 +475,6 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 
 	msk->snd_ring[cb->dsn % MRC_RING_SIZE] = NULL;
 	list_del(&skb->list);
-	/* The peer is heard again: a silence timeouts found is over. */
-	if (msk->silence_until == U64_MAX)
-		msk->silence_until = now;
 	if (!cb->lost) {
 		struct mrc_ev *ev = &msk->ev_table[cb->ev_idx];
 
@@ -634,38 +631,43 @@ static bool mrc_plane_outlived(const struct mrc_sock *msk,
 }
 
 /*
- * Whether the packets that time out at @now say nothing of their paths:
- * those of more than one EV expired, and the peer acknowledged nothing
- * sent after them on any plane.  A peer (or a host) that stalled for a
- * few milliseconds looks so, as does every path failing at once;
- * retiring every EV of every plane then steers nowhere, and takes a probe
- * per EV to undo.  The packet of one EV alone, or one the peer outlived,
- * is judged on its path as ever.
+ * Whether the timeouts at @now are those of a silence of every path: the
+ * peer acknowledged nothing sent after @rack_sent, and what was sent since
+ * and is still in flight covers every plane in use, on at least half its
+ * EVs in use (packets go to the EVs in turn).  A peer (or a host) that
+ * stalled for a few milliseconds under a transfer looks so, as does every
+ * path failing at once; retiring every EV of every plane then steers
+ * nowhere, and takes a probe per EV to undo.  Packets that a plane's
+ * answers outlived, or the last few of a burst on dead paths, are judged
+ * on their paths as ever.
  */
 static bool mrc_timeouts_blind(const struct mrc_sock *msk, u64 rack_sent,
 			       u64 now)
 {
 	const struct sk_buff *skb;
-	int id, first = -1;
+	bool expired = false;
+	int id;
 
 	for (id = 0; id < msk->nr_planes; id++) {
 		const struct mrc_conn_plane *cp = &msk->planes[id];
 		u64 rto = mrc_rto_ns(msk, cp);
+		u32 unwitnessed = 0;
 
+		if (!cp->nr_active)
+			continue;
 		list_for_each_entry(skb, &cp->inflight, list) {
 			const struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 
-			if (now - cb->sent < rto)
-				break;
 			if (cb->sent <= rack_sent)
 				continue;
-			if (first < 0)
-				first = cb->ev_idx;
-			else if (cb->ev_idx != first)
-				return true;
+			unwitnessed++;
+			if (now - cb->sent >= rto)
+				expired = true;
 		}
+		if (!unwitnessed || 2 * unwitnessed < cp->nr_active)
+			return false;
 	}
-	return false;
+	return expired;
 }
 
 /* Declare lost what waited longer than its plane's timeout. */
@@ -674,6 +676,7 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 	u64 rack_sent = mrc_rack_sent(msk);
 	bool blind = mrc_timeouts_blind(msk, rack_sent, now);
 	struct sk_buff *skb, *tmp;
+	enum mrc_loss why;
 	int id;
 
 	/*
@@ -694,9 +697,11 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 
 			if (now - sent < rto)
 				break;
-			judged += mrc_mark_lost(msk, skb, blind && sent > rack_sent ?
-						MRC_LOSS_PEER_SILENT :
-						MRC_LOSS_TIMEOUT, now);
+			why = MRC_LOSS_TIMEOUT;
+			if ((blind && sent > rack_sent) ||
+			    mrc_sent_in_silence(msk, sent))
+				why = MRC_LOSS_PEER_SILENT;
+			judged += mrc_mark_lost(msk, skb, why, now);
 			expired++;
 		}
 		if (!expired)
@@ -867,6 +872,18 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		progress = true;
 	}
 
+	/*
+	 * A silence ends with the first acknowledgment of something sent
+	 * after it began; what was sent up to the newest packet that one
+	 * acknowledges, resends that got through included, met the silence.
+	 * What is sent after is judged again.
+	 */
+	if (msk->silence_until == U64_MAX) {
+		u64 rack_sent = mrc_rack_sent(msk);
+
+		if (rack_sent > msk->silence_from)
+			msk->silence_until = rack_sent;
+	}
 	/* The peer is alive; whether it takes our data is another thing. */
 	msk->last_progress = now;
 	msk->backoff = 0;

@@ -917,13 +917,16 @@ static void mrc_listen_stop(struct mrc_sock *lmsk);
  */
 static int mrc_send_fin(struct mrc_sock *msk)
 {
-	gfp_t gfp = msk->sk.sk_allocation | __GFP_NOFAIL;
+	gfp_t gfp = msk->sk.sk_allocation;
 	struct sk_buff_head pkts;
 	struct sk_buff *skb;
 	int err;
 
 	if (msk->fin_queued || msk->sk.sk_state != TCP_ESTABLISHED)
 		return 0;
+	/* Only what may sleep may loop until it gets it. */
+	if (gfpflags_allow_blocking(gfp))
+		gfp |= __GFP_NOFAIL;
 	skb = mrc_alloc_skb(0, gfp);
 	if (!skb)
 		return -ENOBUFS;
