@@ -325,11 +325,12 @@ void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 }
 
 /*
- * Every path went silent with packets of @cp in flight: what the peer
- * will take when it answers again is unknown, and resending a window each
- * timeout through a silence is a storm.  Start again from the smallest
- * window, slow start up to half the window of the round, as TCP's
- * timeout does.
+ * Every path stayed silent past a second timeout with packets of @cp in
+ * flight: what the peer will take when it answers again is unknown, and
+ * resending a window each timeout through a silence is a storm.  Start
+ * again from the smallest window, slow start up to half the window of the
+ * round, as TCP's timeout does.  (A stall of a few milliseconds, over at
+ * the next acknowledgment, only costs the loss round's cut.)
  */
 void mrc_cc_on_silence(struct mrc_sock *msk, struct mrc_conn_plane *cp)
 {

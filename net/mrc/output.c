@@ -673,6 +673,7 @@ static bool mrc_timeouts_blind(const struct mrc_sock *msk, u64 rack_sent,
 /* Declare lost what waited longer than its plane's timeout. */
 void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 {
+	bool lasting = msk->silence_until == U64_MAX;
 	u64 rack_sent = mrc_rack_sent(msk);
 	bool blind = mrc_timeouts_blind(msk, rack_sent, now);
 	struct sk_buff *skb, *tmp;
@@ -681,9 +682,9 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 
 	/*
 	 * What was sent after the last packet the peer acknowledged met the
-	 * silence, until it acknowledges again (mrc_acked()).
+	 * silence, until it acknowledges again (mrc_output_ack_rcvd()).
 	 */
-	if (blind && msk->silence_until != U64_MAX) {
+	if (blind && !lasting) {
 		msk->silence_from = rack_sent;
 		msk->silence_until = U64_MAX;
 	}
@@ -707,7 +708,11 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 		if (!expired)
 			continue;
 		trace_mrc_rto(msk, id, rto, expired);
-		if (judged < expired && blind)
+		/*
+		 * A stall ends within a timeout; a silence that outlives two
+		 * would have every timeout resend a window into it.
+		 */
+		if (judged < expired && lasting)
 			mrc_cc_on_silence(msk, cp);
 		if (cp->backoff < 16)
 			cp->backoff++;
