@@ -632,26 +632,25 @@ static bool mrc_plane_outlived(const struct mrc_sock *msk,
 
 /*
  * Whether the timeouts at @now are those of a silence of every path: the
- * peer acknowledged nothing sent after @rack_sent, and what was sent since
- * and is still in flight covers every plane in use, on at least half its
- * EVs in use (packets go to the EVs in turn).  A peer (or a host) that
- * stalled for a few milliseconds under a transfer looks so, as does every
- * path failing at once; retiring every EV of every plane then steers
- * nowhere, and takes a probe per EV to undo.  Packets that a plane's
- * answers outlived, or the last few of a burst on dead paths, are judged
- * on their paths as ever.
+ * peer acknowledged nothing sent after @rack_sent, what was sent since is
+ * still in flight on every plane in use, and what of it timed out was
+ * sent on more than one EV.  A peer (or a host) that stalled for a few
+ * milliseconds under a transfer looks so, as does every path failing at
+ * once; retiring every EV of every plane then steers nowhere, and takes a
+ * probe per EV to undo.  A packet that another plane's answers outlived,
+ * or one EV's alone, is judged on its path as ever.
  */
 static bool mrc_timeouts_blind(const struct mrc_sock *msk, u64 rack_sent,
 			       u64 now)
 {
 	const struct sk_buff *skb;
-	bool expired = false;
-	int id;
+	int id, first = -1;
+	bool evs = false;
 
 	for (id = 0; id < msk->nr_planes; id++) {
 		const struct mrc_conn_plane *cp = &msk->planes[id];
 		u64 rto = mrc_rto_ns(msk, cp);
-		u32 unwitnessed = 0;
+		bool unwitnessed = false;
 
 		if (!cp->nr_active)
 			continue;
@@ -660,14 +659,18 @@ static bool mrc_timeouts_blind(const struct mrc_sock *msk, u64 rack_sent,
 
 			if (cb->sent <= rack_sent)
 				continue;
-			unwitnessed++;
-			if (now - cb->sent >= rto)
-				expired = true;
+			unwitnessed = true;
+			if (now - cb->sent < rto)
+				continue;
+			if (first < 0)
+				first = cb->ev_idx;
+			else if (cb->ev_idx != first)
+				evs = true;
 		}
-		if (!unwitnessed || 2 * unwitnessed < cp->nr_active)
+		if (!unwitnessed)
 			return false;
 	}
-	return expired;
+	return evs;
 }
 
 /* Declare lost what waited longer than its plane's timeout. */
