@@ -329,68 +329,92 @@ u16 mrc_conn_local_mss(struct mrc_net *mn)
 	return max(mss, MRC_MIN_MSS);
 }
 
-static bool mrc_ev_taken(const struct mrc_sock *msk, u32 n, u16 port)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		if (msk->ev_table[i].port == port)
-			return true;
-	return false;
-}
-
-/* Each shared plane's EVs, as many as the plane asks for, in one table. */
-static int mrc_conn_draw_evs(struct mrc_sock *msk, int nr_shared)
+/*
+ * How many EVs each shared plane gets, as many as it asks for: decided
+ * with the handshake, which also takes the planes' state.  The EVs
+ * themselves are drawn when the connection first sends (see
+ * mrc_conn_evs_install()): one that never sends, as most of those a
+ * server holds idle, has no table (up to 10 KiB).
+ */
+static void mrc_conn_count_evs(struct mrc_sock *msk, int nr_shared)
 {
 	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
-	u16 nr[MRC_MAX_PLANES] = {};
-	u32 total = 0, i;
 	struct mrc_plane *plane;
-	struct mrc_ev *ev;
+	u32 total = 0;
 	int id;
 
 	rcu_read_lock();
 	for (id = 0; id < msk->nr_planes; id++) {
+		struct mrc_conn_plane *cp = &msk->planes[id];
+
 		if (!(msk->plane_mask & BIT(id)))
 			continue;
 		plane = rcu_dereference(mn->plane_by_id[id]);
-		nr[id] = clamp_t(u32, plane ? mrc_plane_evs(plane) :
-				 READ_ONCE(mn->default_evs), 1,
-				 MRC_MAX_EVS / nr_shared);
-		msk->planes[id].up = plane &&
-			READ_ONCE(plane->state) == MRC_PLANE_STATE_UP;
-		total += nr[id];
+		cp->nr_evs = clamp_t(u32, plane ? mrc_plane_evs(plane) :
+				     READ_ONCE(mn->default_evs), 1,
+				     MRC_MAX_EVS / nr_shared);
+		cp->nr_active = cp->nr_evs;
+		cp->up = plane && READ_ONCE(plane->state) == MRC_PLANE_STATE_UP;
+		total += cp->nr_evs;
 	}
 	rcu_read_unlock();
+	WRITE_ONCE(msk->nr_evs, total);
+}
 
-	ev = mrc_conn_zalloc(msk, total, sizeof(*ev));
-	if (!ev)
-		return -ENOMEM;
-	kfree(msk->ev_table);
-	msk->ev_table = ev;
-	total = 0;
+/*
+ * A table for @nr_evs EVs, from process context without msk->lock, for
+ * mrc_conn_evs_install(): charged as the send ring is.
+ */
+struct mrc_ev *mrc_conn_evs_alloc(u16 nr_evs, gfp_t gfp)
+{
+	return nr_evs ? kcalloc(nr_evs, sizeof(struct mrc_ev),
+				gfp | __GFP_ACCOUNT) : NULL;
+}
+
+static bool mrc_ev_taken(const struct mrc_ev *table, u32 n, u16 port)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (table[i].port == port)
+			return true;
+	return false;
+}
+
+/*
+ * Draw the connection's EVs into @spare, made for @nr_evs of them, unless
+ * it has its table already; then @spare is the caller's to free.  Each
+ * plane's EVs are random source ports, distinct over the connection, all
+ * in use.
+ */
+void mrc_conn_evs_install(struct mrc_sock *msk, struct mrc_ev **spare,
+			  u16 nr_evs)
+{
+	struct mrc_ev *ev = *spare;
+	u32 total = 0, i;
+	int id;
+
+	lockdep_assert_held(&msk->lock);
+	if (msk->ev_table || !ev || msk->dead || nr_evs != msk->nr_evs)
+		return;
 	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
-		if (!nr[id])
+		if (!(msk->plane_mask & BIT(id)))
 			continue;
-		cp->evs = ev;
-		cp->nr_evs = nr[id];
-		cp->nr_active = nr[id];
-		cp->next_ev = 0;
-		for (i = 0; i < nr[id]; i++) {
+		cp->evs = ev + total;
+		for (i = 0; i < cp->nr_evs; i++, total++) {
 			u16 port;
 
 			do {
 				port = MRC_EV_MIN +
 				       get_random_u32_below(U16_MAX - MRC_EV_MIN + 1);
-			} while (mrc_ev_taken(msk, total + i, port));
-			ev[i].port = port;
+			} while (mrc_ev_taken(ev, total, port));
+			ev[total].port = port;
 		}
-		ev += nr[id];
-		total += nr[id];
 	}
-	return 0;
+	WRITE_ONCE(msk->ev_table, ev);
+	*spare = NULL;
 }
 
 /*
@@ -510,9 +534,7 @@ int mrc_conn_set_planes(struct mrc_sock *msk, const struct mrc_syn *syn,
 	msk->mss = max(msk->mss, MRC_MIN_MSS);
 	msk->path_mss = msk->mss;
 	msk->rcv_mss = msk->mss;
-	/* On failure the planes stay, with no EV, for the destructor. */
-	if (mrc_conn_draw_evs(msk, nr_shared))
-		return -ENOMEM;
+	mrc_conn_count_evs(msk, nr_shared);
 	return 0;
 }
 

@@ -66,49 +66,77 @@ static void mrc_unreserve_mem(struct mrc_sock *msk, int reserved)
 }
 
 /*
- * Take msk->lock with a send ring in place, false if there is no memory
- * for one.  The look without the lock is a hint: the timer may release an
- * idle ring between it and the lock, and then it is allocated now.
+ * What sending needs and a look without msk->lock says is missing, for
+ * mrc_send_install(): a hint, as the timer may release an idle ring
+ * between the look and the lock, and the handshake's count of EVs is
+ * read there first.
  */
-static bool mrc_lock_with_snd_ring(struct mrc_sock *msk, gfp_t gfp)
+static void mrc_send_alloc(struct mrc_sock *msk, struct sk_buff ***ring,
+			   struct mrc_ev **evs, u16 *nr_evs, gfp_t gfp)
+{
+	if (!*ring && !READ_ONCE(msk->snd_ring))
+		*ring = mrc_conn_snd_ring_alloc(gfp);
+	if (!*evs && !READ_ONCE(msk->ev_table)) {
+		*nr_evs = READ_ONCE(msk->nr_evs);
+		*evs = mrc_conn_evs_alloc(*nr_evs, gfp);
+	}
+}
+
+/* Whether the connection can send, with what was allocated for it. */
+static bool mrc_send_install(struct mrc_sock *msk, struct sk_buff ***ring,
+			     struct mrc_ev **evs, u16 nr_evs)
+{
+	mrc_conn_snd_ring_install(msk, ring);
+	mrc_conn_evs_install(msk, evs, nr_evs);
+	return msk->snd_ring && msk->ev_table;
+}
+
+/*
+ * Take msk->lock with what sending needs in place, a send ring and the
+ * EVs, false if there is no memory for them.  What the first look missed
+ * is allocated in a second round.
+ */
+static bool mrc_lock_for_send(struct mrc_sock *msk, gfp_t gfp)
 	__acquires(&msk->lock)
 {
-	struct sk_buff **spare = NULL;
-	bool had = READ_ONCE(msk->snd_ring);
+	struct sk_buff **ring = NULL;
+	struct mrc_ev *evs = NULL;
+	u16 nr_evs = 0;
 
-	if (!had)
-		spare = mrc_conn_snd_ring_alloc(gfp);
+	mrc_send_alloc(msk, &ring, &evs, &nr_evs, gfp);
 	spin_lock_bh(&msk->lock);
-	if (!mrc_conn_snd_ring_install(msk, &spare) && had) {
+	if (!mrc_send_install(msk, &ring, &evs, nr_evs) && !msk->dead) {
 		spin_unlock_bh(&msk->lock);
-		spare = mrc_conn_snd_ring_alloc(gfp);
+		mrc_send_alloc(msk, &ring, &evs, &nr_evs, gfp);
 		spin_lock_bh(&msk->lock);
-		mrc_conn_snd_ring_install(msk, &spare);
+		mrc_send_install(msk, &ring, &evs, nr_evs);
 	}
-	kfree(spare);
-	return msk->snd_ring;
+	kfree(ring);
+	kfree(evs);
+	return msk->snd_ring && msk->ev_table;
 }
 
 /*
  * Queue @pkts, charged in place of the @reserved bytes mrc_reserve_mem()
- * took for them, and send what the windows allow; @gfp for a send ring.  A connection that ended
- * meanwhile (sendmsg() sleeps without msk->lock) takes nothing: its queues
- * were purged once and would never be again.  Process context.
+ * took for them, and send what the windows allow; @gfp for a send ring
+ * and EVs.  A connection that ended meanwhile (sendmsg() sleeps without
+ * msk->lock) takes nothing: its queues were purged once and would never
+ * be again.  Process context.
  */
 int mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts,
 		  int reserved, gfp_t gfp)
 {
 	struct sk_buff_head queue;
-	bool ring;
+	bool ready;
 	int err = 0;
 
 	__skb_queue_head_init(&queue);
-	ring = mrc_lock_with_snd_ring(msk, gfp);
+	ready = mrc_lock_for_send(msk, gfp);
 	/* Back to sk_forward_alloc, without a reclaim in between. */
 	sk_mem_charge(&msk->sk, -reserved);
 	if (msk->dead) {
 		err = msk->sk.sk_err ? -msk->sk.sk_err : -EPIPE;
-	} else if (!ring) {
+	} else if (!ready) {
 		err = -ENOBUFS;
 	} else {
 		mrc_output_queue(msk, pkts);

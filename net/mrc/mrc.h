@@ -250,8 +250,9 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
 /**
  * struct mrc_conn_plane - a plane as one connection uses it
  * @raddr: the peer's address on the plane; AF_UNSPEC when not shared
- * @evs: this plane's entropy values, in &mrc_sock.ev_table
- * @nr_evs: number of @evs
+ * @evs: this plane's entropy values, in &mrc_sock.ev_table; NULL while
+ *	that is
+ * @nr_evs: number of @evs, set with the handshake
  * @nr_active: entries of @evs in use, not retired
  * @next_ev: index of the next EV to send on
  * @probe_ev: index where the search for the next retired EV to probe starts
@@ -424,12 +425,14 @@ struct mrc_ev {
  * @syn_plane: plane of the handshake
  * @nr_planes: entries in @planes; 0 until the handshake told them
  * @next_plane: where the round robin over planes resumes
+ * @nr_evs: EVs of all shared planes, as the handshake counted them
  * @plane_mask: ids of the shared planes, all below @nr_planes; once not
  *	0, it has @syn_plane
  * @planes: the planes, by id, up to the highest shared one; those not
  *	shared have no peer address.  NULL until the handshake told them
  *	(see below)
- * @ev_table: entropy values of all planes
+ * @ev_table: entropy values of all planes, @nr_evs of them; NULL until
+ *	the connection first sends (mrc_conn_evs_install())
  * @mss: payload bytes per DATA packet, as agreed in the handshake
  * @path_mss: payload bytes per DATA packet cut now: @mss, or less once a
  *	plane's path MTU fell (written under @lock, read without it)
@@ -553,6 +556,7 @@ struct mrc_sock {
 	u8			syn_plane;
 	u8			nr_planes;
 	u8			next_plane;
+	u16			nr_evs;
 	u32			plane_mask;
 	struct mrc_conn_plane	*planes;
 	struct mrc_ev		*ev_table;
@@ -816,6 +820,9 @@ void mrc_socket_exit(void);
 void mrc_conn_init(struct mrc_sock *msk);
 struct sk_buff **mrc_conn_snd_ring_alloc(gfp_t gfp);
 bool mrc_conn_snd_ring_install(struct mrc_sock *msk, struct sk_buff ***spare);
+struct mrc_ev *mrc_conn_evs_alloc(u16 nr_evs, gfp_t gfp);
+void mrc_conn_evs_install(struct mrc_sock *msk, struct mrc_ev **spare,
+			  u16 nr_evs);
 u64 mrc_conn_rings_idle_at(const struct mrc_sock *msk);
 void mrc_conn_release_rings(struct mrc_sock *msk, u64 now);
 int mrc_conn_rcv_ring(struct mrc_sock *msk);

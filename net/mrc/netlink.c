@@ -661,10 +661,14 @@ static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
 
 		if (!(c->plane_mask & BIT(id)))
 			continue;
-		/* The planes' EVs together are at most MRC_MAX_EVS. */
+		/*
+		 * The planes' EVs together are at most MRC_MAX_EVS; none is
+		 * retired before the connection drew them.
+		 */
 		p->first_retired = nr_retired;
-		for (i = 0; i < cp->nr_evs && nr_retired < MRC_MAX_EVS; i++)
-			if (cp->evs[i].state == MRC_EV_RETIRED)
+		for (i = 0; cp->evs && i < cp->nr_evs; i++)
+			if (cp->evs[i].state == MRC_EV_RETIRED &&
+			    nr_retired < MRC_MAX_EVS)
 				c->retired[nr_retired++] = cp->evs[i].port;
 		p->nr_retired = nr_retired - p->first_retired;
 		p->peer_addr = cp->raddr;

@@ -211,12 +211,15 @@ struct sk_buff *mrc_alloc_skb(unsigned int len, gfp_t gfp)
 	return skb;
 }
 
-/* Any EV of a plane, for control packets: random on one not shared (yet). */
+/*
+ * Any EV of a plane, for control packets: random on one not shared (yet),
+ * or before the connection drew its EVs.
+ */
 u16 mrc_some_ev(struct mrc_sock *msk, int id)
 {
 	struct mrc_conn_plane *cp;
 
-	if (!(msk->plane_mask & BIT(id)) || !msk->planes[id].nr_evs)
+	if (!(msk->plane_mask & BIT(id)) || !msk->planes[id].evs)
 		return MRC_EV_MIN + get_random_u32_below(U16_MAX - MRC_EV_MIN + 1);
 	cp = &msk->planes[id];
 	return cp->evs[get_random_u32_below(cp->nr_evs)].port;
@@ -333,7 +336,8 @@ void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
 	int id;
 
 	lockdep_assert_held(&msk->lock);
-	if (msk->dead || !msk->snd_ring)
+	/* Both come before anything is queued: see mrc_send_pkts(). */
+	if (msk->dead || !msk->snd_ring || !msk->ev_table)
 		return;
 
 	while (!list_empty(&msk->rtx_queue) && budget) {

@@ -489,7 +489,7 @@ struct mrc_ev *mrc_path_find_ev(struct mrc_sock *msk, u16 port,
 	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
-		if (!(msk->plane_mask & BIT(id)))
+		if (!(msk->plane_mask & BIT(id)) || !cp->evs)
 			continue;
 		for (i = 0; i < cp->nr_evs; i++) {
 			if (cp->evs[i].port == port) {
@@ -540,7 +540,7 @@ static void mrc_path_refresh(struct mrc_sock *msk, struct sk_buff_head *queue)
 				cp->val_next = ktime_get_ns();
 			}
 			cp->answers_unproven = 0;
-			for (i = 0; i < cp->nr_evs; i++) {
+			for (i = 0; cp->evs && i < cp->nr_evs; i++) {
 				cp->evs[i].state = MRC_EV_ACTIVE;
 				cp->evs[i].skip = 0;
 			}

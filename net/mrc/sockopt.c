@@ -128,7 +128,8 @@ static u32 mrc_ev_info_fill(struct mrc_sock *msk, struct mrc_ev_info *evs)
 	for (id = 0; id < msk->nr_planes; id++) {
 		const struct mrc_conn_plane *cp = &msk->planes[id];
 
-		if (!(msk->plane_mask & BIT(id)))
+		/* None before the connection first sent: nothing drawn. */
+		if (!(msk->plane_mask & BIT(id)) || !cp->evs)
 			continue;
 		/* The planes' EVs together are at most MRC_MAX_EVS. */
 		for (i = 0; i < cp->nr_evs && n < MRC_MAX_EVS; i++, n++) {

@@ -214,7 +214,8 @@ enum {
  * @mrcei_losses: packets lost on it
  * @mrcei_tx_packets: packets sent on it
  *
- * Entries come plane by plane, in the order the connection uses the EVs.
+ * Entries come plane by plane, in the order the connection uses the EVs;
+ * none before it first sent, when it draws them.
  */
 struct mrc_ev_info {
 	__u8	mrcei_plane;

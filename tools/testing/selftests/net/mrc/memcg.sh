@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # What a connection allocates is charged to the memory cgroup of its
-# socket, in softirq too: the state of the planes a connection shares and
-# its table of EVs come when the SYN_ACK names the planes.  A client in a
-# cgroup of its own opens one connection, then 1 + $N, over one plane,
-# then over four; from the slab the cgroup was charged, the cost of a
-# connection.  Four planes cost more than one by their EV table (32 EVs
-# of 40 bytes a plane: 5120 bytes in an 8 KiB kmalloc against 1280 in a
-# 2 KiB one) and their plane state: about 7 KiB.  Not charged, the two
-# cost the same, the socket and its file.
+# socket, in softirq too.  A client in a cgroup of its own opens one
+# connection, then 1 + $N, over one plane, then over four; from the slab
+# the cgroup was charged, the cost of a connection.  The state of the
+# planes a connection shares comes in softirq, when the SYN_ACK names
+# them, 248 bytes by id up to the highest: four planes' (ids 1 to 4, 1240
+# bytes in a 2 KiB kmalloc) cost more than one's (id 1, 496 in 512) by
+# 1.5 KiB.  Its table of EVs comes when it first sends, from sendmsg():
+# connections over four planes that sent a byte each cost at least 4 KiB
+# more than idle ones (32 EVs of 40 bytes a plane, 5120 bytes in an 8 KiB
+# kmalloc).  Not charged, all cost the same, the socket and its file.
 
 . "$(dirname "$0")/mrc_lib.sh"
 
@@ -25,13 +27,16 @@ if ! grep -qw memory "$CG/cgroup.controllers" 2> /dev/null; then
 	exit "$KSFT_SKIP"
 fi
 
-mrc_plan 3
+mrc_plan 5
 
 HOLD=$MRC_BIN/mrc_conn_hold
 N=256
-# What four planes must cost more than one, per connection: most of the
-# EV table's 6 KiB more.
-MORE_MIN=4096
+# What four planes must cost more than one, per idle connection: most of
+# the plane state's 1.5 KiB more.
+PLANES_MIN=1024
+# What a connection over four planes costs more once it sent: most of the
+# EV table's 8 KiB.
+EVS_MIN=4096
 suffix=$(printf '%04x' $RANDOM)
 A=mrcm-$suffix-a
 B=mrcm-$suffix-b
@@ -58,11 +63,12 @@ slab()
 	awk '$1 == "slab" { print $2 }' "$1/memory.stat"
 }
 
-# charged CONNS: the slab charged to a new cgroup whose one process holds
-# CONNS connections from $A to $B; in $charged.
+# charged CONNS [SIZE]: the slab charged to a new cgroup whose one
+# process holds CONNS connections from $A to $B, having sent SIZE bytes
+# (default none) on each; in $charged.
 charged()
 {
-	local n=$1 cg srv cli
+	local n=$1 size=${2:-0} cg srv cli
 
 	charged=
 	port=$((port + 1))
@@ -70,12 +76,13 @@ charged()
 	mkdir "$cg" || return 1
 	cgroups+=("$cg")
 	rm -f "$tmp/s.out" "$tmp/c.out"
-	ip netns exec "$B" "$HOLD" -l -p "$port" -n "$n" > "$tmp/s.out" \
-		2> "$tmp/s.err" &
+	ip netns exec "$B" "$HOLD" -l -p "$port" -n "$n" -s "$size" \
+		> "$tmp/s.out" 2> "$tmp/s.err" &
 	srv=$!
 	mrc_wait_said "$tmp/s.out" ready "$srv" || return 1
 	(echo "$BASHPID" > "$cg/cgroup.procs" &&
-		exec ip netns exec "$A" "$HOLD" -c "$peer" -p "$port" -n "$n") \
+		exec ip netns exec "$A" "$HOLD" -c "$peer" -p "$port" -n "$n" \
+			-s "$size") \
 		> "$tmp/c.out" 2> "$tmp/c.err" &
 	cli=$!
 	mrc_wait_said "$tmp/c.out" sent "$cli" || return 1
@@ -87,12 +94,14 @@ charged()
 	[ -n "$charged" ]
 }
 
-# per_conn PLANES: the slab a connection over PLANES planes charged its
-# client's cgroup, in $per[PLANES].
+# per_conn PLANES [SIZE]: the slab a connection over PLANES planes that
+# sent SIZE bytes charged its client's cgroup, in $per[PLANES] (idle) or
+# $sent[PLANES].
 per=()
+sent=()
 per_conn()
 {
-	local planes=$1 one many
+	local planes=$1 size=${2:-0} one many
 
 	mrc_kill_jobs
 	mrc_cleanup
@@ -101,13 +110,18 @@ per_conn()
 		mrc_add_planes "$A" "$B" 4 1 "$planes" || return 1
 	peer=$(mrc_addr 4 1 2)
 	echo +memory > "$CG/cgroup.subtree_control" || return 1
-	charged 1 || return 1
+	charged 1 "$size" || return 1
 	one=$charged
-	charged $((N + 1)) || return 1
+	charged $((N + 1)) "$size" || return 1
 	many=$charged
-	per[planes]=$(((many - one) / N))
-	mrc_info "$planes plane(s): $one bytes of slab for 1 connection," \
-		"$many for $((N + 1)): ${per[planes]} a connection"
+	if [ "$size" = 0 ]; then
+		per[planes]=$(((many - one) / N))
+	else
+		sent[planes]=$(((many - one) / N))
+	fi
+	mrc_info "$planes plane(s), $size bytes sent: $one bytes of slab" \
+		"for 1 connection, $many for $((N + 1)):" \
+		"$(((many - one) / N)) a connection"
 }
 
 one_plane()
@@ -118,21 +132,38 @@ one_plane()
 		mrc_fail "a connection charged ${per[1]} bytes: is the cgroup's slab counted?"
 }
 
-four_planes_more()
+# more WHAT A B MIN: B is at least MIN more than A, which WHAT explains.
+more()
 {
 	local more
 
-	[ -n "${per[1]}" ] && [ -n "${per[4]}" ] ||
-		mrc_fail "no figures to compare" || return 1
-	more=$((per[4] - per[1]))
-	mrc_info "four planes charge $more bytes more a connection than one"
-	[ "$more" -ge "$MORE_MIN" ] ||
-		mrc_fail "the state of four planes charged $more bytes more than one's," \
-			"not $MORE_MIN: allocated in softirq without the socket's cgroup?"
+	[ -n "$2" ] && [ -n "$3" ] || mrc_fail "no figures to compare" ||
+		return 1
+	more=$(($3 - $2))
+	mrc_info "$1: $more bytes more a connection"
+	[ "$more" -ge "$4" ] ||
+		mrc_fail "$1 charged $more bytes more, not $4"
 }
 
-mrc_check "1 plane: $N client connections charge their cgroup" one_plane
-mrc_check "4 planes: $N client connections charge their cgroup" per_conn 4
-mrc_check "4 planes charge at least $MORE_MIN bytes a connection more than 1: plane state and EVs" \
+four_planes_more()
+{
+	more "the state of four planes, allocated in softirq" "${per[1]}" \
+		"${per[4]}" "$PLANES_MIN"
+}
+
+evs_when_sent()
+{
+	more "the EVs of four planes, drawn when a connection first sends" \
+		"${per[4]}" "${sent[4]}" "$EVS_MIN"
+}
+
+mrc_check "1 plane: $N idle client connections charge their cgroup" one_plane
+mrc_check "4 planes: $N idle client connections charge their cgroup" \
+	per_conn 4
+mrc_check "4 planes charge at least $PLANES_MIN bytes an idle connection more than 1: their state" \
 	four_planes_more
+mrc_check "4 planes: $N client connections that sent a byte charge their cgroup" \
+	per_conn 4 1
+mrc_check "4 planes: a connection that sent charges at least $EVS_MIN bytes more than an idle one: its EVs" \
+	evs_when_sent
 mrc_finish
