@@ -144,7 +144,7 @@ void mrc_conn_free_rings(struct mrc_sock *msk)
 	kfree(msk->snd_ring);
 	kfree(msk->rcv_ring);
 	bitmap_free(msk->rcv_map);
-	kfree(msk->ev_table);
+	kvfree(msk->ev_table);
 	kfree(msk->planes);
 	msk->ev_table = NULL;
 	msk->planes = NULL;
@@ -363,12 +363,14 @@ static void mrc_conn_count_evs(struct mrc_sock *msk, int nr_shared)
 
 /*
  * A table for @nr_evs EVs, from process context without msk->lock, for
- * mrc_conn_evs_install(): charged as the send ring is.
+ * mrc_conn_evs_install(): charged as the send ring is.  Up to 10 KiB, past
+ * what a __GFP_NOFAIL kmalloc (a FIN's) may ask for: kvcalloc() takes it
+ * from vmalloc then.
  */
 struct mrc_ev *mrc_conn_evs_alloc(u16 nr_evs, gfp_t gfp)
 {
-	return nr_evs ? kcalloc(nr_evs, sizeof(struct mrc_ev),
-				gfp | __GFP_ACCOUNT) : NULL;
+	return nr_evs ? kvcalloc(nr_evs, sizeof(struct mrc_ev),
+				 gfp | __GFP_ACCOUNT) : NULL;
 }
 
 static bool mrc_ev_taken(const struct mrc_ev *table, u32 n, u16 port)

@@ -112,7 +112,7 @@ static bool mrc_lock_for_send(struct mrc_sock *msk, gfp_t gfp)
 		mrc_send_install(msk, &ring, &evs, nr_evs);
 	}
 	kfree(ring);
-	kfree(evs);
+	kvfree(evs);
 	return msk->snd_ring && msk->ev_table;
 }
 

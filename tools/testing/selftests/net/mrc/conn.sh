@@ -19,7 +19,7 @@ mrc_need_cmd jq tcpdump
 XFER=$MRC_BIN/mrc_xfer
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 
-mrc_plan 32
+mrc_plan 34
 
 # EVs per plane by default (mrcctl config show).
 EVS=32
@@ -340,6 +340,14 @@ planes_8()
 	add_planes 5 8 && dial=8 transfer stream 2M 64K
 }
 
+# Nothing sent over 8 planes: the FIN is the first packet and draws the
+# connection's 256 EVs, 10 KiB, with a FIN's allocation that must not
+# fail (a kmalloc past 8 KiB, order 2, that must not fail is a warning).
+planes_8_empty()
+{
+	dial=8 transfer stream 0 64K
+}
+
 # The native example of Documentation/man/mrc.7, tools/examples/mrc_echo.
 example()
 {
@@ -384,6 +392,8 @@ family()
 	mrc_check "$name, 64 connections at once" conns_64
 	mrc_check "$name, one server, three client processes on three planes" three_clients
 	mrc_check "$name, 8 planes: 2 MiB stream, dialled on plane 8" planes_8
+	mrc_check "$name, 8 planes: stream of 0 B, dialled on plane 8" \
+		planes_8_empty
 	mrc_check "$name, the example mrc_echo, dialled on plane 2" example
 	mrc_cleanup
 }
