@@ -332,9 +332,9 @@ u16 mrc_conn_local_mss(struct mrc_net *mn)
 /*
  * How many EVs each shared plane gets, as many as it asks for: decided
  * with the handshake, which also takes the planes' state.  The EVs
- * themselves are drawn when the connection first sends (see
- * mrc_conn_evs_install()): one that never sends, as most of those a
- * server holds idle, has no table (up to 10 KiB).
+ * themselves are drawn when the connection first sends, data or its FIN
+ * (see mrc_conn_evs_install()): one that only receives, or sits idle as
+ * most of a server's do, has no table (up to 10 KiB) until it closes.
  */
 static void mrc_conn_count_evs(struct mrc_sock *msk, int nr_shared)
 {
