@@ -115,6 +115,48 @@ u64 mrc_conn_rings_idle_at(const struct mrc_sock *msk)
 	return when;
 }
 
+/*
+ * Whether an idle connection may give its EVs back: none is retired.  A
+ * retired EV is what the connection knows of a broken path, and a plane
+ * whose EVs all retired one not to send on until a probe comes through.
+ * What else an EV holds (its counters, a penalty, turns it sits out for a
+ * CE mark) is of its port alone, which the next send replaces: it draws
+ * new ones, whose paths are unknown as every new connection's are.
+ */
+static bool mrc_conn_evs_all_active(const struct mrc_sock *msk)
+{
+	int id;
+
+	for (id = 0; id < msk->nr_planes; id++) {
+		const struct mrc_conn_plane *cp = &msk->planes[id];
+
+		if ((msk->plane_mask & BIT(id)) &&
+		    (!cp->evs || cp->nr_active != cp->nr_evs))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Nothing is outstanding, so no packet names an EV by its index
+ * (&mrc_skb_cb.ev_idx); the walkers of the table hold msk->lock and check
+ * for it.  In softirq, kvfree() defers the vfree() of a large one.
+ */
+static void mrc_conn_evs_release(struct mrc_sock *msk)
+{
+	int id;
+
+	for (id = 0; id < msk->nr_planes; id++) {
+		struct mrc_conn_plane *cp = &msk->planes[id];
+
+		cp->evs = NULL;
+		cp->next_ev = 0;
+		cp->probe_ev = 0;
+	}
+	kvfree(msk->ev_table);
+	WRITE_ONCE(msk->ev_table, NULL);
+}
+
 /* From the connection's timer, in softirq under msk->lock. */
 void mrc_conn_release_rings(struct mrc_sock *msk, u64 now)
 {
@@ -124,6 +166,8 @@ void mrc_conn_release_rings(struct mrc_sock *msk, u64 now)
 	    now >= msk->last_advance + MRC_RING_IDLE_NS) {
 		kfree(msk->snd_ring);
 		WRITE_ONCE(msk->snd_ring, NULL);
+		if (msk->ev_table && mrc_conn_evs_all_active(msk))
+			mrc_conn_evs_release(msk);
 	}
 	/* And here every slot is empty when nothing is out of order. */
 	if (msk->rcv_ring && !msk->rcv_ofo &&
@@ -136,8 +180,9 @@ void mrc_conn_release_rings(struct mrc_sock *msk, u64 now)
 }
 
 /*
- * From the destructor only: the EV table and the planes live as long as
- * the socket, for the RCU walkers that find it and take msk->lock.
+ * From the destructor only: the planes live as long as the socket, for the
+ * RCU walkers that find it and take msk->lock; so does an EV table that
+ * mrc_conn_release_rings() did not give back.
  */
 void mrc_conn_free_rings(struct mrc_sock *msk)
 {

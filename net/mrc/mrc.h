@@ -432,7 +432,9 @@ struct mrc_ev {
  *	shared have no peer address.  NULL until the handshake told them
  *	(see below)
  * @ev_table: entropy values of all planes, @nr_evs of them; NULL until
- *	the connection first sends (mrc_conn_evs_install())
+ *	the connection sends (mrc_conn_evs_install()), and again once it
+ *	gave them back with the send ring (written under @lock, read
+ *	without it as a hint)
  * @mss: payload bytes per DATA packet, as agreed in the handshake
  * @path_mss: payload bytes per DATA packet cut now: @mss, or less once a
  *	plane's path MTU fell (written under @lock, read without it)

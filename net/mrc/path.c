@@ -153,14 +153,17 @@ static void mrc_path_restore(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 static bool mrc_path_ev_worse(const struct mrc_conn_plane *cp,
 			      const struct mrc_ev *ev)
 {
-	u64 losses = 0;
+	u64 losses = 0, sent = 0;
 	u32 i;
 
 	if (ev->losses < 4)
 		return false;
-	for (i = 0; i < cp->nr_evs; i++)
+	/* The EVs' counters start with their draw, the plane's do not. */
+	for (i = 0; i < cp->nr_evs; i++) {
 		losses += cp->evs[i].losses;
-	return (u64)ev->losses * cp->tx_packets > 2 * losses * ev->tx_packets;
+		sent += cp->evs[i].tx_packets;
+	}
+	return (u64)ev->losses * sent > 2 * losses * ev->tx_packets;
 }
 
 /*

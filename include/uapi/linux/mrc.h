@@ -215,7 +215,8 @@ enum {
  * @mrcei_tx_packets: packets sent on it
  *
  * Entries come plane by plane, in the order the connection uses the EVs;
- * none before it first sent, when it draws them.
+ * none before it first sent, when it draws them, nor once it gave them
+ * back, idle with every EV in use; the counters start with the draw.
  */
 struct mrc_ev_info {
 	__u8	mrcei_plane;

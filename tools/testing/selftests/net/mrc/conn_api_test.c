@@ -869,6 +869,17 @@ static int mrc_info(int fd, struct mrc_info *info, socklen_t *len)
 	return getsockopt(fd, SOL_MRC, MRC_INFO, info, len);
 }
 
+/* Replies to MRC_PLANE_INFO and MRC_EV_INFO, with room for every entry. */
+struct plane_infos {
+	struct mrc_info_array head;
+	struct mrc_plane_info planes[16];
+};
+
+struct ev_infos {
+	struct mrc_info_array head;
+	struct mrc_ev_info evs[256];
+};
+
 /* An MRC_PLANE_INFO or MRC_EV_INFO reply of COUNT entries of SIZE bytes. */
 static int mrc_info_array(int fd, int opt, void *buf, socklen_t *len,
 			  unsigned int size)
@@ -884,14 +895,8 @@ static int mrc_info_array(int fd, int opt, void *buf, socklen_t *len,
 /* MRC_INFO, MRC_PLANE_INFO and MRC_EV_INFO tell of the connection. */
 TEST_F(conn, info)
 {
-	struct {
-		struct mrc_info_array head;
-		struct mrc_plane_info planes[16];
-	} pi;
-	struct {
-		struct mrc_info_array head;
-		struct mrc_ev_info evs[256];
-	} ei;
+	struct plane_infos pi;
+	struct ev_infos ei;
 	struct {
 		struct mrc_info_array head;
 		unsigned char entries[2][sizeof(struct mrc_plane_info) + 8];
@@ -1092,17 +1097,61 @@ TEST_F(conn, send_recv)
 }
 
 /*
- * A connection idle for a second gives its rings back; the next data,
- * either way, gets them again and arrives whole, and MRC_INFO still tells
- * the peer's window.  Three rounds: a ring allocated again goes again.
+ * What FD's connection tells of its paths: in *evs the EVs MRC_EV_INFO
+ * lists and in *ev_sent the DATA packets they carried, in *sent those of
+ * its planes; whether an EV is retired, which the connection keeps its
+ * EVs for.  -1 if a getsockopt() failed.
+ */
+static int mrc_paths(int fd, unsigned int *evs, unsigned long long *ev_sent,
+		     unsigned long long *sent)
+{
+	struct plane_infos pi;
+	struct ev_infos ei;
+	int retired = 0;
+	socklen_t len;
+	unsigned int i;
+
+	len = sizeof(pi);
+	if (mrc_info_array(fd, MRC_PLANE_INFO, &pi, &len, sizeof(pi.planes[0])))
+		return -1;
+	*sent = 0;
+	for (i = 0; i < pi.head.mria_count && i < 16; i++) {
+		*sent += pi.planes[i].mrcpi_tx_packets;
+		if (pi.planes[i].mrcpi_evs_active < pi.planes[i].mrcpi_evs)
+			retired = 1;
+	}
+	len = sizeof(ei);
+	if (mrc_info_array(fd, MRC_EV_INFO, &ei, &len, sizeof(ei.evs[0])))
+		return -1;
+	*evs = ei.head.mria_count;
+	*ev_sent = 0;
+	for (i = 0; i < ei.head.mria_count && i < 256; i++)
+		*ev_sent += ei.evs[i].mrcei_tx_packets;
+	return retired;
+}
+
+/*
+ * A connection idle for a second gives its rings back, and its EVs when
+ * none is retired; the next data, either way, gets them
+ * again and arrives whole, and MRC_INFO still tells the peer's window.
+ * EVs drawn again count their packets from the draw.  Three rounds: a
+ * ring allocated again goes again.
  */
 TEST_F(conn, idle_then_more)
 {
+	unsigned long long ev_sent, sent;
+	int fds[2] = { self->cfd, self->sfd };
+	unsigned int round, evs, nr_evs[2];
+	int drawn_again[2] = { 0, 0 };
 	char buf[32 * KIB];
 	struct mrc_info ci;
-	unsigned int round;
 	socklen_t len;
+	int i, retired;
 
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, mrc_info(fds[i], &ci, &len));
+		nr_evs[i] = ci.mrci_nr_evs;
+	}
 	for (round = 1; round <= 3; round++) {
 		fill(buf, sizeof(buf), 0, round);
 		ASSERT_EQ(sizeof(buf), send_all(self->cfd, buf, sizeof(buf), 0));
@@ -1112,11 +1161,28 @@ TEST_F(conn, idle_then_more)
 		ASSERT_EQ(sizeof(buf), send_all(self->sfd, buf, sizeof(buf), 0));
 		ASSERT_EQ(sizeof(buf), recv_all(self->cfd, buf, sizeof(buf)));
 		EXPECT_EQ(sizeof(buf), mismatch(buf, sizeof(buf), 0, round + 10));
+		for (i = 0; i < 2; i++) {
+			ASSERT_LE(0, mrc_paths(fds[i], &evs, &ev_sent, &sent));
+			EXPECT_EQ(nr_evs[i], evs);
+			/* Drawn since the last round, after what went before. */
+			if (drawn_again[i])
+				EXPECT_GT(sent, ev_sent);
+		}
 		usleep(1300 * 1000);
 		ASSERT_EQ(0, mrc_info(self->cfd, &ci, &len));
 		EXPECT_EQ(MRC_CONN_STATE_ESTABLISHED, ci.mrci_state);
 		EXPECT_LT(0, ci.mrci_snd_wnd);
 		EXPECT_EQ(0, ci.mrci_inflight);
+		for (i = 0; i < 2; i++) {
+			retired = mrc_paths(fds[i], &evs, &ev_sent, &sent);
+			ASSERT_LE(0, retired);
+			drawn_again[i] = !evs;
+			if (retired)
+				TH_LOG("round %u, end %d: an EV is retired: %u EVs kept",
+				       round, i, evs);
+			else
+				EXPECT_EQ(0, evs);
+		}
 	}
 }
 

@@ -10,10 +10,12 @@
  *   (default 0) from each in turn and prints "received BYTES" (the total).
  *
  * Client: mrc_conn_hold -c ADDR -p PORT [-t stream|seqpacket] [-n CONNS]
- *                       [-s SIZE] [-w]
+ *                       [-s SIZE] [-w] [-g]
  *   opens CONNS connections to ADDR (default 1), printing "conn N port P"
  *   with the local port of each, then sends SIZE bytes on each in turn and
- *   prints "sent BYTES" (the total).
+ *   prints "sent BYTES" (the total).  With -g, it prints "connected CONNS"
+ *   first and sends only once it got SIGUSR1, so that a test may change
+ *   the network between the handshakes and the data.
  *
  * -k IDLE,INTVL,CNT turns keepalive on (SO_KEEPALIVE and MRC_KEEPIDLE,
  * MRC_KEEPINTVL, MRC_KEEPCNT) and -Q DSCP sets MRC_TCLASS, on the
@@ -66,6 +68,7 @@ static void bad_usage(void)
 		"usage: mrc_conn_hold -l -p PORT [-t TYPE] [-n CONNS] [-s SIZE] [-w] [-T S]\n"
 		"                     [-k IDLE,INTVL,CNT] [-Q DSCP]\n"
 		"       mrc_conn_hold -c ADDR -p PORT [-t TYPE] [-n CONNS] [-s SIZE] [-w]\n"
+		"                     [-g]\n"
 		"                     [-T S] [-k IDLE,INTVL,CNT] [-Q DSCP]\n");
 	exit(2);
 }
@@ -190,13 +193,13 @@ int main(int argc, char **argv)
 	const char *peer = NULL;
 	unsigned int timeout = 120;
 	int type = SOCK_STREAM;
-	int server = 0, port = -1, nconns = 1, wait = 0;
+	int server = 0, port = -1, nconns = 1, wait = 0, go = 0;
 	struct sigaction sa = { 0 };
-	sigset_t stop;
+	sigset_t stop, usr1;
 	socklen_t len;
 	int opt, lfd, i, sig;
 
-	while ((opt = getopt(argc, argv, "lc:p:t:n:s:wT:k:Q:")) != -1) {
+	while ((opt = getopt(argc, argv, "lc:p:t:n:s:wgT:k:Q:")) != -1) {
 		switch (opt) {
 		case 'l':
 			server = 1;
@@ -224,6 +227,9 @@ int main(int argc, char **argv)
 		case 'w':
 			wait = 1;
 			break;
+		case 'g':
+			go = 1;
+			break;
 		case 'T':
 			timeout = atoi(optarg);
 			break;
@@ -240,8 +246,13 @@ int main(int argc, char **argv)
 		}
 	}
 	if (server == !!peer || port < 0 || port > 65535 || nconns < 1 ||
-	    nconns > MAX_CONNS || optind != argc)
+	    nconns > MAX_CONNS || optind != argc || (go && server))
 		bad_usage();
+	/* Blocked from the start: a SIGUSR1 sent early waits for sigwait(). */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (go)
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
 
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
@@ -287,6 +298,10 @@ int main(int argc, char **argv)
 			if (getsockname(fds[i], (struct sockaddr *)&local, &len))
 				die("getsockname");
 			printf("conn %d port %u\n", i, ntohs(local.smrc_port));
+		}
+		if (go) {
+			printf("connected %d\n", nconns);
+			sigwait(&usr1, &sig);
 		}
 		for (i = 0; i < nconns; i++)
 			send_all(fds[i], size);
