@@ -31,8 +31,8 @@
 #        to compare settings, e.g. -s target_delay_us=0
 #
 # Scenarios: planes1 planes2 planes4 planes8 fabric blackhole linkdown
-# loss1 latency_under_load incast victim rtt1 rtt5 unlimited pingpong
-# conns torch_allreduce (default: all; with
+# loss1 latency_under_load incast victim rtt1 rtt5 unlimited jumbo
+# pingpong conns torch_allreduce (default: all; with
 # -q: blackhole pingpong).  torch_allreduce (four hosts, PyTorch) needs
 # python3-torch, and mptcpize (mptcpd) for its MPTCP run.
 
@@ -79,7 +79,7 @@ else
 	dur=${dur:-10}
 	pp_dur=10
 	nconns=${nconns:-2000}
-	scenarios=${*:-planes1 planes2 planes4 planes8 fabric blackhole linkdown loss1 latency_under_load incast victim rtt1 rtt5 unlimited pingpong conns torch_allreduce}
+	scenarios=${*:-planes1 planes2 planes4 planes8 fabric blackhole linkdown loss1 latency_under_load incast victim rtt1 rtt5 unlimited jumbo pingpong conns torch_allreduce}
 fi
 # Seconds a stalled transfer is given after its end before it is cut.
 grace=3
@@ -169,15 +169,16 @@ lossy()
 	done
 }
 
-# planes N RATED: hosts A and B joined by N veth pairs, pair K being vethK
-# with 10.0.K.1 on A and 10.0.K.2 on B, each limited to $link_rate when RATED.
+# planes N RATED [MTU]: hosts A and B joined by N veth pairs, pair K being
+# vethK with 10.0.K.1 on A and 10.0.K.2 on B, each limited to $link_rate
+# when RATED, of MTU bytes (default 1500).
 planes()
 {
-	local k a=() b=()
+	local k a=() b=() mtu=${3:-1500}
 
 	ns_add $A $B || return 1
 	for k in $(seq 1 "$1"); do
-		a+=("link add veth$k type veth peer name veth$k netns $B"
+		a+=("link add veth$k mtu $mtu type veth peer name veth$k mtu $mtu netns $B"
 		    "addr add 10.0.$k.1/24 dev veth$k"
 		    "link set veth$k up")
 		b+=("addr add 10.0.$k.2/24 dev veth$k" "link set veth$k up")
@@ -413,6 +414,10 @@ setup()
 	unlimited|pingpong|conns)
 		planes 1 0
 		topo="1 veth, no limit"
+		;;
+	jumbo)
+		planes 1 0 9000
+		topo="1 veth of MTU 9000, no limit"
 		;;
 	esac || { log "$sc: topology setup failed"; return 1; }
 	for t in ${transports//,/ }; do
