@@ -79,7 +79,7 @@ slab()
 # all once the handshakes are through; in $charged.
 charged()
 {
-	local n=$1 size=${2:-0} held=${3:-0} cg srv cli go= dev
+	local n=$1 size=${2:-0} held=${3:-0} cg srv cli go=
 
 	charged=
 	port=$((port + 1))
@@ -98,11 +98,8 @@ charged()
 		> "$tmp/c.out" 2> "$tmp/c.err" &
 	cli=$!
 	if [ "$held" = 1 ]; then
-		mrc_wait_said "$tmp/c.out" connected "$cli" || return 1
-		for dev in $(held_devs); do
-			tc -n "$A" qdisc add dev "$dev" root netem loss 100% ||
-				return 1
-		done
+		mrc_wait_said "$tmp/c.out" connected "$cli" &&
+			drop_all add || return 1
 		kill -USR1 "$cli"
 	fi
 	mrc_wait_said "$tmp/c.out" sent "$cli" || return 1
@@ -112,18 +109,24 @@ charged()
 	charged=$(slab "$cg")
 	kill "$cli" "$srv" 2> /dev/null
 	wait "$cli" "$srv" 2> /dev/null
-	if [ "$held" = 1 ]; then
-		for dev in $(held_devs); do
-			tc -n "$A" qdisc del dev "$dev" root
-		done
-	fi
+	[ "$held" = 1 ] && drop_all del
 	[ -n "$charged" ]
 }
 
-# The plane devices of $A in the current per_conn.
-held_devs()
+# drop_all add|del: $A's planes in the current per_conn drop all they
+# send, or no longer.
+drop_all()
 {
-	seq -f 'veth%g' 1 "$nr_planes"
+	local dev
+
+	for dev in $(seq -f 'veth%g' 1 "$nr_planes"); do
+		if [ "$1" = add ]; then
+			tc -n "$A" qdisc add dev "$dev" root netem loss 100% ||
+				return 1
+		else
+			tc -n "$A" qdisc del dev "$dev" root
+		fi
+	done
 }
 
 # per_conn PLANES [SIZE [HELD]]: the slab a connection over PLANES planes
