@@ -281,7 +281,7 @@ void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn)
 		cp->acked = 0;
 		cp->cwnd++;
 	}
-	cp->cwnd = min_t(u32, cp->cwnd, MRC_RING_SIZE);
+	cp->cwnd = min_t(u32, cp->cwnd, msk->snd_ring_size);
 }
 
 /*

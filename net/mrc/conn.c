@@ -27,30 +27,58 @@ void mrc_conn_init(struct mrc_sock *msk)
 	INIT_LIST_HEAD(&msk->accept_node);
 	INIT_WORK(&msk->destroy_work, mrc_conn_destroy_work);
 	mrc_timer_init(msk);
+	msk->snd_ring_size = MRC_RING_MIN;
+	msk->rcv_ring_size = MRC_RING_MIN;
 }
 
 /*
  * A connection gets each ring when it first needs it and gives it back
  * once idle (mrc_conn_release_rings()), so that one that stays idle,
- * sends one way only or receives in order only, does not hold 8 KiB per
- * direction it does not use.  Both are bounded by MRC_RING_SIZE.
+ * sends one way only or receives in order only, does not hold a ring per
+ * direction it does not use.
  *
+ * A ring has a slot for each packet its side's buffer holds, rounded down
+ * to a power of two, within MRC_RING_MIN and MRC_RING_MAX: the default
+ * buffers make rings of MRC_RING_MIN, and a window past that, for a long
+ * fat pipe, takes larger buffers (net.mrc.rmem and wmem, SO_RCVBUF and
+ * SO_SNDBUF), as TCP's does.  The receive ring's size is fixed when the
+ * connection is made, since the windows offered follow from it; the send
+ * ring's each time it is allocated, when it is empty.
+ */
+u32 mrc_conn_ring_size(u32 buf, u32 truesize)
+{
+	u32 pkts = buf / truesize;
+
+	if (pkts <= MRC_RING_MIN)
+		return MRC_RING_MIN;
+	return min_t(u32, rounddown_pow_of_two(pkts), MRC_RING_MAX);
+}
+
+/*
  * The send ring comes before packets are queued: allocated in process
  * context without msk->lock, and installed under it by
- * mrc_conn_snd_ring_install() in the same hold that queues them.
+ * mrc_conn_snd_ring_install() in the same hold that queues them.  More
+ * slots than the peer's first window held are of no use.
  */
-struct sk_buff **mrc_conn_snd_ring_alloc(gfp_t gfp)
+struct sk_buff **mrc_conn_snd_ring_alloc(struct mrc_sock *msk, u32 *size,
+					 gfp_t gfp)
 {
-	return kcalloc(MRC_RING_SIZE, sizeof(struct sk_buff *),
-		       gfp | __GFP_ACCOUNT);
+	u32 buf = min_t(u64, READ_ONCE(msk->sk.sk_sndbuf),
+			(u64)READ_ONCE(msk->snd_wnd_syn) *
+			mrc_snd_truesize(msk));
+
+	*size = mrc_conn_ring_size(buf, mrc_snd_truesize(msk));
+	return kvcalloc(*size, sizeof(struct sk_buff *), gfp | __GFP_ACCOUNT);
 }
 
 /* True if the connection has a send ring, @spare's or its own. */
-bool mrc_conn_snd_ring_install(struct mrc_sock *msk, struct sk_buff ***spare)
+bool mrc_conn_snd_ring_install(struct mrc_sock *msk, struct sk_buff ***spare,
+			       u32 size)
 {
 	lockdep_assert_held(&msk->lock);
 	/* A connection that ended takes no more: it would keep the ring. */
 	if (!msk->snd_ring && *spare && !msk->dead) {
+		msk->snd_ring_size = size;
 		WRITE_ONCE(msk->snd_ring, *spare);
 		*spare = NULL;
 		msk->snd_started = true;
@@ -71,7 +99,7 @@ bool mrc_conn_snd_ring_install(struct mrc_sock *msk, struct sk_buff ***spare)
 static void *mrc_conn_zalloc(struct mrc_sock *msk, size_t n, size_t size)
 {
 	struct mem_cgroup *old = set_active_memcg(msk->sk.sk_memcg);
-	void *p = kcalloc(n, size, GFP_ATOMIC | __GFP_ACCOUNT);
+	void *p = kcalloc(n, size, GFP_ATOMIC | __GFP_ACCOUNT | __GFP_NOWARN);
 
 	set_active_memcg(old);
 	return p;
@@ -83,9 +111,9 @@ int mrc_conn_rcv_ring(struct mrc_sock *msk)
 	lockdep_assert_held(&msk->lock);
 	if (msk->rcv_ring)
 		return 0;
-	msk->rcv_map = mrc_conn_zalloc(msk, BITS_TO_LONGS(MRC_RING_SIZE),
+	msk->rcv_map = mrc_conn_zalloc(msk, BITS_TO_LONGS(msk->rcv_ring_size),
 				       sizeof(unsigned long));
-	msk->rcv_ring = mrc_conn_zalloc(msk, MRC_RING_SIZE,
+	msk->rcv_ring = mrc_conn_zalloc(msk, msk->rcv_ring_size,
 					sizeof(*msk->rcv_ring));
 	if (msk->rcv_ring && msk->rcv_map)
 		return 0;
@@ -164,7 +192,7 @@ void mrc_conn_release_rings(struct mrc_sock *msk, u64 now)
 	/* Every slot is empty: DATA in flight or queued is outstanding. */
 	if (msk->snd_ring && !mrc_conn_outstanding(msk) &&
 	    now >= msk->last_advance + MRC_RING_IDLE_NS) {
-		kfree(msk->snd_ring);
+		kvfree(msk->snd_ring);
 		WRITE_ONCE(msk->snd_ring, NULL);
 		if (msk->ev_table && mrc_conn_evs_all_active(msk))
 			mrc_conn_evs_release(msk);
@@ -186,7 +214,7 @@ void mrc_conn_release_rings(struct mrc_sock *msk, u64 now)
  */
 void mrc_conn_free_rings(struct mrc_sock *msk)
 {
-	kfree(msk->snd_ring);
+	kvfree(msk->snd_ring);
 	kfree(msk->rcv_ring);
 	bitmap_free(msk->rcv_map);
 	kvfree(msk->ev_table);
@@ -564,7 +592,7 @@ int mrc_conn_set_planes(struct mrc_sock *msk, const struct mrc_syn *syn,
 
 		INIT_LIST_HEAD(&cp->inflight);
 		cp->cwnd = msk->params.init_cwnd;
-		cp->ssthresh = MRC_RING_SIZE;
+		cp->ssthresh = MRC_RING_MAX;
 		/* The rounds of the windows start with the first DATA. */
 		cp->recovery_psn = msk->next_psn;
 		cp->ce_round_psn = msk->next_psn;
@@ -647,7 +675,7 @@ void mrc_conn_purge(struct mrc_sock *msk)
 
 	while ((skb = __skb_dequeue(&msk->write_queue)))
 		mrc_output_free_skb(msk, skb);
-	for (i = 0; msk->snd_ring && i < MRC_RING_SIZE; i++) {
+	for (i = 0; msk->snd_ring && i < msk->snd_ring_size; i++) {
 		skb = msk->snd_ring[i];
 		if (!skb)
 			continue;
@@ -660,7 +688,7 @@ void mrc_conn_purge(struct mrc_sock *msk)
 		INIT_LIST_HEAD(&msk->planes[i].inflight);
 		msk->planes[i].nr_inflight = 0;
 	}
-	for (i = 0; msk->rcv_ring && i < MRC_RING_SIZE; i++) {
+	for (i = 0; msk->rcv_ring && i < msk->rcv_ring_size; i++) {
 		if (msk->rcv_ring[i])
 			kfree_skb(msk->rcv_ring[i]);
 		msk->rcv_ring[i] = NULL;

@@ -71,23 +71,29 @@ static void mrc_unreserve_mem(struct mrc_sock *msk, int reserved)
  * between the look and the lock, and the handshake's count of EVs is
  * read there first.
  */
-static void mrc_send_alloc(struct mrc_sock *msk, struct sk_buff ***ring,
-			   struct mrc_ev **evs, u16 *nr_evs, gfp_t gfp)
+struct mrc_send_spare {
+	struct sk_buff	**ring;
+	u32		ring_size;
+	struct mrc_ev	*evs;
+	u16		nr_evs;
+};
+
+static void mrc_send_alloc(struct mrc_sock *msk, struct mrc_send_spare *sp,
+			   gfp_t gfp)
 {
-	if (!*ring && !READ_ONCE(msk->snd_ring))
-		*ring = mrc_conn_snd_ring_alloc(gfp);
-	if (!*evs && !READ_ONCE(msk->ev_table)) {
-		*nr_evs = READ_ONCE(msk->nr_evs);
-		*evs = mrc_conn_evs_alloc(*nr_evs, gfp);
+	if (!sp->ring && !READ_ONCE(msk->snd_ring))
+		sp->ring = mrc_conn_snd_ring_alloc(msk, &sp->ring_size, gfp);
+	if (!sp->evs && !READ_ONCE(msk->ev_table)) {
+		sp->nr_evs = READ_ONCE(msk->nr_evs);
+		sp->evs = mrc_conn_evs_alloc(sp->nr_evs, gfp);
 	}
 }
 
 /* Whether the connection can send, with what was allocated for it. */
-static bool mrc_send_install(struct mrc_sock *msk, struct sk_buff ***ring,
-			     struct mrc_ev **evs, u16 nr_evs)
+static bool mrc_send_install(struct mrc_sock *msk, struct mrc_send_spare *sp)
 {
-	mrc_conn_snd_ring_install(msk, ring);
-	mrc_conn_evs_install(msk, evs, nr_evs);
+	mrc_conn_snd_ring_install(msk, &sp->ring, sp->ring_size);
+	mrc_conn_evs_install(msk, &sp->evs, sp->nr_evs);
 	return msk->snd_ring && msk->ev_table;
 }
 
@@ -99,20 +105,18 @@ static bool mrc_send_install(struct mrc_sock *msk, struct sk_buff ***ring,
 static bool mrc_lock_for_send(struct mrc_sock *msk, gfp_t gfp)
 	__acquires(&msk->lock)
 {
-	struct sk_buff **ring = NULL;
-	struct mrc_ev *evs = NULL;
-	u16 nr_evs = 0;
+	struct mrc_send_spare sp = {};
 
-	mrc_send_alloc(msk, &ring, &evs, &nr_evs, gfp);
+	mrc_send_alloc(msk, &sp, gfp);
 	spin_lock_bh(&msk->lock);
-	if (!mrc_send_install(msk, &ring, &evs, nr_evs) && !msk->dead) {
+	if (!mrc_send_install(msk, &sp) && !msk->dead) {
 		spin_unlock_bh(&msk->lock);
-		mrc_send_alloc(msk, &ring, &evs, &nr_evs, gfp);
+		mrc_send_alloc(msk, &sp, gfp);
 		spin_lock_bh(&msk->lock);
-		mrc_send_install(msk, &ring, &evs, nr_evs);
+		mrc_send_install(msk, &sp);
 	}
-	kfree(ring);
-	kvfree(evs);
+	kvfree(sp.ring);
+	kvfree(sp.evs);
 	return msk->snd_ring && msk->ev_table;
 }
 

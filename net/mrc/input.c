@@ -125,7 +125,7 @@ void mrc_rcv_update_window(struct mrc_sock *msk)
 	if (!wnd && !atomic_read(&sk->sk_rmem_alloc))
 		wnd = 1;
 
-	wnd = min_t(u32, wnd + msk->rcv_ofo, MRC_RING_SIZE);
+	wnd = min_t(u32, wnd + msk->rcv_ofo, msk->rcv_ring_size);
 	end = msk->rcv_nxt + wnd;
 	/* Never take back what was offered. */
 	if (mrc_before(msk->rcv_wnd_end, end))
@@ -137,7 +137,7 @@ u32 mrc_rcv_initial_window(const struct mrc_sock *msk)
 {
 	u32 wnd = READ_ONCE(msk->sk.sk_rcvbuf) / mrc_pkt_truesize(msk);
 
-	return clamp_t(u32, wnd, 1, MRC_RING_SIZE);
+	return clamp_t(u32, wnd, 1, msk->rcv_ring_size);
 }
 
 /*
@@ -156,7 +156,7 @@ bool mrc_rcv_window_grew(struct mrc_sock *msk)
 	mrc_rcv_update_window(msk);
 	wnd = msk->rcv_wnd_end - msk->rcv_nxt;
 	return wnd > told &&
-	       (wnd >= 2 * told || wnd >= told + MRC_RING_SIZE / 4);
+	       (wnd >= 2 * told || wnd >= told + msk->rcv_ring_size / 4);
 }
 
 /* Free what arrived with a DSN after @dsn: a FIN is the end. */
@@ -165,8 +165,8 @@ static void mrc_rcv_drop_after(struct mrc_sock *msk, u32 dsn)
 	struct sk_buff *skb;
 	u32 slot;
 
-	for (dsn++; mrc_before(dsn, msk->rcv_nxt + MRC_RING_SIZE); dsn++) {
-		slot = dsn % MRC_RING_SIZE;
+	for (dsn++; mrc_before(dsn, msk->rcv_nxt + msk->rcv_ring_size); dsn++) {
+		slot = mrc_rcv_slot(msk, dsn);
 		skb = msk->rcv_ring[slot];
 		if (!skb)
 			continue;
@@ -212,7 +212,7 @@ static void mrc_rcv_deliver(struct mrc_sock *msk)
 	u32 slot;
 
 	while (msk->rcv_ofo) {
-		slot = msk->rcv_nxt % MRC_RING_SIZE;
+		slot = mrc_rcv_slot(msk, msk->rcv_nxt);
 		skb = msk->rcv_ring[slot];
 		if (!skb)
 			break;
@@ -250,7 +250,7 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 		MRC_INC_STATS(mn, MRC_MIB_IN_CLOSED_DROPS);
 		goto drop;
 	}
-	if (!mrc_before(dsn, msk->rcv_nxt + MRC_RING_SIZE) ||
+	if (!mrc_before(dsn, msk->rcv_nxt + msk->rcv_ring_size) ||
 	    !mrc_before(dsn, msk->rcv_wnd_end)) {
 		msk->stats.rx_dropped++;
 		MRC_INC_STATS(mn, MRC_MIB_IN_OUT_OF_WINDOW);
@@ -262,7 +262,7 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 		why = SKB_DROP_REASON_NOMEM;
 		goto drop;
 	}
-	slot = dsn % MRC_RING_SIZE;
+	slot = mrc_rcv_slot(msk, dsn);
 	if (msk->rcv_ring && msk->rcv_ring[slot]) {
 		msk->stats.rx_duplicates++;
 		MRC_INC_STATS(mn, MRC_MIB_IN_DUPLICATES);
@@ -388,8 +388,8 @@ static void mrc_rcv_syn_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 		mrc_conn_done(msk, -err, MRC_CONN_END_ERROR);
 		return;
 	}
-	msk->snd_wnd_end = msk->snd_nxt +
-			   min_t(u32, ntohl(syn->window), MRC_RING_SIZE);
+	msk->snd_wnd_syn = min_t(u32, ntohl(syn->window), MRC_RING_MAX);
+	msk->snd_wnd_end = msk->snd_nxt + msk->snd_wnd_syn;
 	msk->rcv_nxt = ntohl(hdr->dsn);
 	msk->rcv_wnd_end = msk->rcv_nxt;
 	mrc_rcv_update_window(msk);

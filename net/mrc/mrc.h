@@ -235,7 +235,12 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
 /* Limits of one connection. */
 #define MRC_MAX_PLANES		(MRC_PLANE_ID_MAX + 1)
 #define MRC_MAX_EVS		256	/* entropy values, over all planes */
-#define MRC_RING_SIZE		1024	/* DATA packets in flight, each way */
+/*
+ * DATA packets in flight, each way: a ring holds what the buffer on its
+ * side holds, a power of two between these (see mrc_conn_ring_size()).
+ */
+#define MRC_RING_MIN		1024
+#define MRC_RING_MAX		16384
 /*
  * EVs are UDP source ports from here on, above the default ephemeral range
  * (ip_local_port_range ends at 60999), so that local sockets rarely hold
@@ -443,10 +448,14 @@ struct mrc_ev {
  * @snd_ring: DATA packets sent and not acknowledged, by DSN; allocated
  *	before the first packet is queued, released once idle (written under
  *	@lock, read without it as a hint)
+ * @snd_ring_size: slots of @snd_ring, or of the last one; sized to the
+ *	send buffer and the peer's first window when it is allocated
  * @snd_isn: first DSN, told in SYN and SYN_ACK
  * @snd_una: oldest DSN not acknowledged
  * @snd_nxt: next DSN to send
  * @snd_wnd_end: the peer takes DSNs before this one
+ * @snd_wnd_syn: the window the peer's SYN or SYN_ACK offered, which its
+ *	receive buffer, and so its ring, held then
  * @next_psn: next PSN
  * @snd_msg_id: message id of the next message cut
  * @snd_offset: stream offset of the next byte cut (SOCK_STREAM)
@@ -456,6 +465,8 @@ struct mrc_ev {
  *	when the first one does, so that a connection whose data comes in
  *	order holds none, and released once idle
  * @rcv_map: bit per @rcv_ring slot in use
+ * @rcv_ring_size: slots of @rcv_ring, and so the most the window offers;
+ *	sized to the receive buffer when the connection is made
  * @rcv_nxt: next DSN to deliver
  * @rcv_wnd_end: window end offered; it never moves back
  * @rcv_wnd_told: window end last sent to the peer (handshake or ACK)
@@ -568,10 +579,12 @@ struct mrc_sock {
 	struct sk_buff_head	write_queue;
 	struct list_head	rtx_queue;
 	struct sk_buff		**snd_ring;
+	u32			snd_ring_size;
 	u32			snd_isn;
 	u32			snd_una;
 	u32			snd_nxt;
 	u32			snd_wnd_end;
+	u32			snd_wnd_syn;
 	u32			next_psn;
 	u32			snd_msg_id;
 	u32			snd_offset;
@@ -580,6 +593,7 @@ struct mrc_sock {
 
 	struct sk_buff		**rcv_ring;
 	unsigned long		*rcv_map;
+	u32			rcv_ring_size;
 	u32			rcv_nxt;
 	u32			rcv_wnd_end;
 	u32			rcv_wnd_told;
@@ -818,10 +832,24 @@ void mrc_sock_child_forget(struct mrc_sock *msk);
 int mrc_socket_init(void);
 void mrc_socket_exit(void);
 
+/* The slots of DSN @dsn in the rings: their sizes are powers of two. */
+static inline u32 mrc_snd_slot(const struct mrc_sock *msk, u32 dsn)
+{
+	return dsn & (msk->snd_ring_size - 1);
+}
+
+static inline u32 mrc_rcv_slot(const struct mrc_sock *msk, u32 dsn)
+{
+	return dsn & (msk->rcv_ring_size - 1);
+}
+
 /* conn.c */
 void mrc_conn_init(struct mrc_sock *msk);
-struct sk_buff **mrc_conn_snd_ring_alloc(gfp_t gfp);
-bool mrc_conn_snd_ring_install(struct mrc_sock *msk, struct sk_buff ***spare);
+u32 mrc_conn_ring_size(u32 buf, u32 truesize);
+struct sk_buff **mrc_conn_snd_ring_alloc(struct mrc_sock *msk, u32 *size,
+					 gfp_t gfp);
+bool mrc_conn_snd_ring_install(struct mrc_sock *msk, struct sk_buff ***spare,
+			       u32 size);
 struct mrc_ev *mrc_conn_evs_alloc(u16 nr_evs, gfp_t gfp);
 void mrc_conn_evs_install(struct mrc_sock *msk, struct mrc_ev **spare,
 			  u16 nr_evs);

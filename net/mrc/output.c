@@ -360,7 +360,7 @@ void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
 
 	while ((skb = skb_peek(&msk->write_queue)) && budget) {
 		if (!mrc_before(msk->snd_nxt, msk->snd_wnd_end) ||
-		    msk->snd_nxt - msk->snd_una >= MRC_RING_SIZE)
+		    msk->snd_nxt - msk->snd_una >= msk->snd_ring_size)
 			break;
 		id = mrc_path_pick_plane(msk, -1, false);
 		if (id < 0)
@@ -374,7 +374,7 @@ void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
 		__skb_unlink(skb, &msk->write_queue);
 		cb = MRC_SKB_CB(skb);
 		cb->dsn = msk->snd_nxt++;
-		msk->snd_ring[cb->dsn % MRC_RING_SIZE] = skb;
+		msk->snd_ring[mrc_snd_slot(msk, cb->dsn)] = skb;
 		mrc_transmit(msk, skb, id, queue);
 		budget--;
 	}
@@ -477,7 +477,7 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
 
-	msk->snd_ring[cb->dsn % MRC_RING_SIZE] = NULL;
+	msk->snd_ring[mrc_snd_slot(msk, cb->dsn)] = NULL;
 	list_del(&skb->list);
 	if (!cb->lost) {
 		struct mrc_ev *ev = &msk->ev_table[cb->ev_idx];
@@ -517,7 +517,7 @@ static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now)
 	if (start - msk->snd_una >= end - msk->snd_una)
 		return;
 	for (dsn = start; dsn != end; dsn++) {
-		skb = msk->snd_ring[dsn % MRC_RING_SIZE];
+		skb = msk->snd_ring[mrc_snd_slot(msk, dsn)];
 		if (skb && MRC_SKB_CB(skb)->dsn == dsn)
 			mrc_acked(msk, skb, now);
 	}
@@ -788,7 +788,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	skb = NULL;
 	if (!mrc_before(echo_dsn, msk->snd_una) &&
 	    mrc_before(echo_dsn, msk->snd_nxt))
-		skb = msk->snd_ring[echo_dsn % MRC_RING_SIZE];
+		skb = msk->snd_ring[mrc_snd_slot(msk, echo_dsn)];
 	cb = skb ? MRC_SKB_CB(skb) : NULL;
 	if (cb && cb->psn != echo_psn && cb->first_psn == echo_psn &&
 	    type == MRC_PKT_ACK) {
@@ -936,7 +936,7 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 
 	/* What arrived beyond the hole, in runs, lowest first. */
 	for (dsn = msk->rcv_nxt + 1; seen < msk->rcv_ofo; dsn++) {
-		bool have = test_bit(dsn % MRC_RING_SIZE, msk->rcv_map);
+		bool have = test_bit(mrc_rcv_slot(msk, dsn), msk->rcv_map);
 
 		if (have) {
 			seen++;

@@ -413,9 +413,15 @@ static int mrc_plane_for_dest(struct mrc_sock *msk,
 	return id;
 }
 
-/* The planes' rounds start from next_psn: see mrc_conn_set_planes(). */
+/*
+ * The planes' rounds start from next_psn: see mrc_conn_set_planes().  The
+ * receive ring, and so the largest window, follows the receive buffer as
+ * it is when the connection is made, as TCP's window scale does.
+ */
 static void mrc_set_initial_seq(struct mrc_sock *msk)
 {
+	msk->rcv_ring_size = mrc_conn_ring_size(READ_ONCE(msk->sk.sk_rcvbuf),
+						mrc_pkt_truesize(msk));
 	msk->snd_isn = get_random_u32();
 	msk->snd_una = msk->snd_isn;
 	msk->snd_nxt = msk->snd_una;
@@ -609,8 +615,8 @@ struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 	mrc_set_initial_seq(msk);
 	if (mrc_conn_set_planes(msk, syn, len))
 		goto err_put;
-	msk->snd_wnd_end = msk->snd_nxt +
-			   min_t(u32, ntohl(syn->window), MRC_RING_SIZE);
+	msk->snd_wnd_syn = min_t(u32, ntohl(syn->window), MRC_RING_MAX);
+	msk->snd_wnd_end = msk->snd_nxt + msk->snd_wnd_syn;
 	msk->rcv_nxt = ntohl(hdr->dsn);
 	msk->rcv_wnd_end = msk->rcv_nxt;
 	mrc_rcv_update_window(msk);
@@ -1127,7 +1133,7 @@ u32 mrc_sock_queued(const struct mrc_sock *msk, bool out)
 		bytes += skb->len;
 	for (dsn = msk->snd_una; msk->snd_ring &&
 	     mrc_before(dsn, msk->snd_nxt); dsn++) {
-		skb = msk->snd_ring[dsn % MRC_RING_SIZE];
+		skb = msk->snd_ring[mrc_snd_slot(msk, dsn)];
 		if (skb)
 			bytes += MRC_SKB_CB(skb)->len;
 	}

@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Windows past 1,024 packets: a connection's rings, and so the packets it
+# keeps in flight, follow the socket buffers.  Over one plane with a round
+# trip of $RTT_MS ms (netem), a stream between two hosts:
+# - with the default buffers (rings of 1,024), at most 1,024 packets are in
+#   flight at any time;
+# - with buffers of $BUF_MIB MiB at both ends (SO_SNDBUF and SO_RCVBUF
+#   before connect() and listen()), more than 1,024 are, at some time;
+# - with the large buffers at the sender only, the receiver's first window
+#   still bounds the sender's ring: at most 1,024 again.
+# Every stream arrives whole, with the same SHA-256.  IPv4 and IPv6.
+
+. "$(dirname "$0")/mrc_lib.sh"
+
+mrc_require_root
+
+mrc_need_mrcctl
+mrc_need_bin mrc_xfer
+mrc_need_cmd tc jq
+XFER=$MRC_BIN/mrc_xfer
+mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
+mrc_need_mod sch_netem
+
+mrc_plan 6
+
+# The path's round trip, half of it each way.  At the rate this guest
+# moves data through netem (100 Mbit/s or more), it holds 1,700 packets or
+# more, and a window of 1,024 leaves some of it empty.
+RTT_MS=200
+BUF_MIB=16
+SIZE=64M
+RING_MIN=1024
+
+suffix=$(printf '%04x' $RANDOM)
+tmp=$(mktemp -d)
+port=6000
+rmem_max=$(sysctl -n net.core.rmem_max)
+wmem_max=$(sysctl -n net.core.wmem_max)
+
+cleanup()
+{
+	mrc_kill_jobs
+	mrc_cleanup
+	sysctl -qw net.core.rmem_max="$rmem_max" net.core.wmem_max="$wmem_max"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# SO_SNDBUF and SO_RCVBUF of $BUF_MIB MiB take limits this high.
+sysctl -qw net.core.rmem_max=$((BUF_MIB << 20)) \
+	net.core.wmem_max=$((BUF_MIB << 20)) ||
+	mrc_fail "cannot raise net.core.rmem_max and wmem_max"
+
+# Hosts $A and $B on veth1, plane 1 of each, a round trip of $RTT_MS ms.
+setup_family()
+{
+	local half=$((RTT_MS / 2))
+
+	fam=$1
+	A=mrcw-$suffix-a$fam
+	B=mrcw-$suffix-b$fam
+	name=IPv$fam
+	mrc_ns_add "$A" "$B" && mrc_link_hosts "$A" "$B" "$fam" 1 1 &&
+		mrc_add_planes "$A" "$B" "$fam" 1 1 &&
+		tc -n "$A" qdisc add dev veth1 root netem delay "${half}ms" \
+			limit 100000 &&
+		tc -n "$B" qdisc add dev veth1 root netem delay "${half}ms" \
+			limit 100000
+}
+
+# in_flight: the most packets in flight on $A's connections, now.
+in_flight()
+{
+	"$MRCCTL" -n "$A" -j conn show 2> /dev/null |
+		jq '[.[] | [.planes[].inflight] | add // 0] | max // 0'
+}
+
+# transfer CLIENT_BUF SERVER_BUF: a stream of $SIZE from $A to $B, the
+# sockets' buffers set to these (0: the defaults), in flight sampled all
+# along; the most in $peak.  Both ends must agree on bytes and SHA-256.
+transfer()
+{
+	local cbuf=() sbuf=() srv cli rc src n c s
+
+	[ "$1" = 0 ] || cbuf=(-b "$1")
+	[ "$2" = 0 ] || sbuf=(-b "$2")
+	port=$((port + 1))
+	rm -f "$tmp/s.out"
+	ip netns exec "$B" "$XFER" -l -p "$port" "${sbuf[@]}" \
+		> "$tmp/s.out" 2> "$tmp/s.err" &
+	srv=$!
+	mrc_wait_for 30 mrc_server_ready "$tmp/s.out" "$srv"
+	if ! mrc_said_ready "$tmp/s.out"; then
+		kill "$srv" 2> /dev/null
+		wait "$srv"
+		mrc_fail "server did not start: $(cat "$tmp/s.err")"
+		return 1
+	fi
+	ip netns exec "$A" "$XFER" -c "$(mrc_addr "$fam" 1 2)" -p "$port" \
+		-s "$SIZE" -S "$port" "${cbuf[@]}" \
+		> "$tmp/c.out" 2> "$tmp/c.err" &
+	cli=$!
+	peak=0
+	while kill -0 "$cli" 2> /dev/null; do
+		n=$(in_flight)
+		[ "${n:-0}" -le "$peak" ] || peak=$n
+		sleep 0.2
+	done
+	wait "$cli"
+	rc=$?
+	[ "$rc" = 0 ] || kill "$srv" 2> /dev/null
+	wait "$srv"
+	src=$?
+	mrc_info "$name: buffers $1 and $2: at most $peak packets in flight"
+	if [ "$rc" != 0 ] || [ "$src" != 0 ]; then
+		mrc_fail "client exited $rc, server $src:"
+		mrc_show "$tmp/c.err"
+		mrc_show "$tmp/s.err"
+		return 1
+	fi
+	c=$(awk '$1 == "conn" { print $4, $8 }' "$tmp/c.out")
+	s=$(awk '$1 == "conn" { print $4, $8 }' "$tmp/s.out")
+	mrc_expect "received (bytes, sha256)" "$s" "$c" && [ -n "$c" ]
+}
+
+# default_window: rings of $RING_MIN, never more in flight.
+default_window()
+{
+	transfer 0 0 || return 1
+	[ "$peak" -le "$RING_MIN" ] ||
+		mrc_fail "$peak packets in flight, more than $RING_MIN"
+}
+
+# large_window: large buffers at both ends, more than $RING_MIN in flight.
+large_window()
+{
+	transfer $((BUF_MIB << 20)) $((BUF_MIB << 20)) || return 1
+	[ "$peak" -gt "$RING_MIN" ] ||
+		mrc_fail "at most $peak packets in flight, not more than $RING_MIN"
+}
+
+# receiver_bounds: the receiver's default buffer bounds the window.
+receiver_bounds()
+{
+	transfer $((BUF_MIB << 20)) 0 || return 1
+	[ "$peak" -le "$RING_MIN" ] ||
+		mrc_fail "$peak packets in flight, more than the receiver's $RING_MIN"
+}
+
+for fam in 4 6; do
+	if ! setup_family "$fam"; then
+		for i in 1 2 3; do
+			mrc_result fail "IPv$fam: setup"
+		done
+		continue
+	fi
+	mrc_check "$name: default buffers: at most $RING_MIN packets in flight, same SHA-256" \
+		default_window
+	mrc_check "$name: $BUF_MIB MiB buffers: more than $RING_MIN packets in flight, same SHA-256" \
+		large_window
+	mrc_check "$name: $BUF_MIB MiB at the sender only: at most $RING_MIN in flight, same SHA-256" \
+		receiver_bounds
+	mrc_cleanup
+done
+
+mrc_finish
