@@ -23,10 +23,16 @@
 #define PLAN_NS_PER_M		5ULL
 
 /*
- * DATA packets one connection keeps in flight each way: MRC_RING_SIZE in
- * net/mrc/mrc.h.  The kernel does not export it and no sysctl changes it.
+ * DATA packets one connection keeps in flight each way: the slots of its
+ * rings, MRC_RING_MIN and MRC_RING_MAX in net/mrc/mrc.h.  A ring has a
+ * slot for each full packet its side's buffer holds, rounded down to a
+ * power of two and within these, as mrc_conn_ring_size() in
+ * net/mrc/conn.c sizes it: the receive ring to the receive buffer, the
+ * send ring to the send buffer and the peer's first window.  The kernel
+ * does not export them and no sysctl changes them.
  */
-#define PLAN_RING_PACKETS	1024ULL
+#define PLAN_RING_MIN		1024ULL
+#define PLAN_RING_MAX		16384ULL
 
 /* struct mrc_hdr, the header of every MRC packet (net/mrc/protocol.h). */
 #define PLAN_MRC_HDR_LEN	28U
@@ -225,8 +231,10 @@ struct plan {
 	unsigned long long pkts_plane;	/* packets of @payload bytes */
 	unsigned long long pkts_conn;
 	unsigned int truesize;		/* bytes a packet costs in a buffer */
-	unsigned long long buffer;	/* bytes: the window, as it costs */
-	unsigned long long ring_rate;	/* bit/s the ring allows */
+	unsigned long long slots;	/* packets @buffer holds */
+	unsigned long long buffer;	/* bytes: the window and its ring */
+	unsigned long long ring;	/* slots the ring of @buffer has */
+	unsigned long long ring_rate;	/* bit/s that ring allows */
 };
 
 static unsigned long long div_up(__uint128_t a, unsigned long long b)
@@ -241,6 +249,27 @@ static unsigned int pow2_up(unsigned int x)
 	while (p < x)
 		p <<= 1;
 	return p;
+}
+
+static unsigned long long min_ull(unsigned long long a, unsigned long long b)
+{
+	return a < b ? a : b;
+}
+
+static unsigned long long max_ull(unsigned long long a, unsigned long long b)
+{
+	return a > b ? a : b;
+}
+
+/* The ring of a buffer of @buf bytes, as mrc_conn_ring_size() sizes it. */
+static unsigned long long plan_ring(unsigned long long buf,
+				    unsigned int truesize)
+{
+	unsigned long long pkts = buf / truesize, ring = PLAN_RING_MIN;
+
+	while (ring < PLAN_RING_MAX && ring * 2 <= pkts)
+		ring <<= 1;
+	return ring;
 }
 
 static void plan_compute(const struct plan_args *args, struct plan *p)
@@ -264,11 +293,22 @@ static void plan_compute(const struct plan_args *args, struct plan *p)
 	       sizeof(struct udphdr) + PLAN_MRC_HDR_LEN + PLAN_MRC_ACK_LEN +
 	       p->payload + PLAN_SHINFO_SIZE;
 	p->truesize = pow2_up(data) + PLAN_SKB_SIZE + PLAN_SHINFO_SIZE;
-	p->buffer = p->pkts_conn * p->truesize;
+	/*
+	 * The buffers hold the window, and make rings that do: the ring is
+	 * the packets a buffer holds rounded down to a power of two, so a
+	 * window past PLAN_RING_MIN takes a buffer of the power of two at or
+	 * above it.  Past PLAN_RING_MAX no buffer makes a ring that holds
+	 * it, and the buffer is the window's alone.
+	 */
+	p->slots = p->pkts_conn;
+	if (p->slots > PLAN_RING_MIN && p->slots <= PLAN_RING_MAX)
+		p->slots = pow2_up(p->slots);
+	p->buffer = p->slots * p->truesize;
+	/* What the buffer one can have gives, and the rate of that ring. */
+	p->ring = plan_ring(min_ull(p->buffer, PLAN_BUF_MAX), p->truesize);
 	p->ring_rate = p->rtt_ns ?
-		(unsigned long long)((__uint128_t)PLAN_RING_PACKETS *
-				     p->payload * 8 * NSEC_PER_SEC /
-				     p->rtt_ns) : 0;
+		(unsigned long long)((__uint128_t)p->ring * p->payload * 8 *
+				     NSEC_PER_SEC / p->rtt_ns) : 0;
 }
 
 /* The sysctls that bound a connection's buffers, as read. */
@@ -378,11 +418,6 @@ struct plan_check {
 	unsigned int nr_sysctl;
 };
 
-static unsigned long long max_ull(unsigned long long a, unsigned long long b)
-{
-	return a > b ? a : b;
-}
-
 static void plan_sysctl(struct plan_check *c, const char *fmt, ...)
 {
 	va_list ap;
@@ -405,7 +440,7 @@ static void plan_check(const struct plan *p, const struct plan_limits *l,
 	unsigned long long half;
 
 	memset(c, 0, sizeof(*c));
-	if (p->pkts_conn > PLAN_RING_PACKETS)
+	if (p->pkts_conn > PLAN_RING_MAX)
 		c->shorts |= BIT(SHORT_RING);
 	c->buf = p->buffer;
 	if (c->buf > PLAN_BUF_MAX) {
@@ -503,7 +538,7 @@ static void plan_json(struct mrcctl *ctl, const struct plan_args *a,
 	json_uint(w, "buffer", p->buffer);
 
 	json_obj_open(w, "limits");
-	json_uint(w, "ring_packets", PLAN_RING_PACKETS);
+	json_uint(w, "ring_packets", p->ring);
 	json_uint(w, "ring_rate", p->ring_rate);
 	json_uint(w, "buffer_max", PLAN_BUF_MAX);
 	if (l->have_core) {
@@ -569,15 +604,16 @@ static void plan_text(const struct plan_args *a, const struct plan *p,
 	printf("  BDP per connection  %s, %llu packets, at %s\n",
 	       human(b1, sizeof(b1), p->bdp_conn, "B"), p->pkts_conn,
 	       human(b2, sizeof(b2), a->rate * a->planes, "bit/s"));
-	printf("  buffer each way     %s (%u bytes per packet in memory)\n",
-	       human(b1, sizeof(b1), p->buffer, "B"), p->truesize);
+	printf("  buffer each way     %s (%llu packets of %u bytes in memory)\n",
+	       human(b1, sizeof(b1), p->buffer, "B"), p->slots, p->truesize);
 
 	printf("limits:\n");
 	printf("  in flight           %llu packets per connection: %s",
-	       PLAN_RING_PACKETS, ok_short(c, SHORT_RING));
+	       p->ring, ok_short(c, SHORT_RING));
 	if (c->shorts & BIT(SHORT_RING))
-		printf(", no sysctl raises it (a known limit of MRC, to be lifted);\n"
+		printf(", a ring holds at most %llu packets and no sysctl raises it;\n"
 		       "                      one connection reaches %s at this round trip\n",
+		       PLAN_RING_MAX,
 		       human(b1, sizeof(b1), p->ring_rate, "bit/s"));
 	else
 		putchar('\n');
@@ -586,7 +622,7 @@ static void plan_text(const struct plan_args *a, const struct plan *p,
 	if (c->shorts & BIT(SHORT_BUF))
 		printf(", no sysctl raises it; buffers of %s leave the window at %llu packets\n",
 		       human(b1, sizeof(b1), PLAN_BUF_MAX, "B"),
-		       PLAN_BUF_MAX / p->truesize);
+		       min_ull(p->ring, PLAN_BUF_MAX / p->truesize));
 	else
 		putchar('\n');
 	if (l->have_core) {

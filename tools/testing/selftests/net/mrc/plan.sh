@@ -5,8 +5,12 @@
 # by hand:
 #
 # - 1,000 km, 8 planes of 400 Gbit/s, MTU 9000, IPv6: RTT 10 ms, BDP 500 MB
-#   a plane and 4 GB a connection, beyond the ring and any socket buffer;
-# - a metro link, 80 km plus 20 us, 4 planes of 100 Gbit/s, MTU 1500, IPv4;
+#   a plane and 4 GB a connection, beyond the largest ring (16384 packets)
+#   and any socket buffer;
+# - a metro link, 80 km plus 20 us, 4 planes of 100 Gbit/s, MTU 1500, IPv4,
+#   also beyond the largest ring;
+# - the same link on one plane, whose window larger buffers give a ring
+#   for; and the windows at the edges of the rings' sizes;
 # - a short link that fits inside today's limits;
 # - the text names the short limits and the sysctl lines that lift them;
 # - the limits are those of the system: net.core.[rw]mem_max (changed for
@@ -24,7 +28,7 @@ mrc_need_mrcctl
 mrc_need_cmd jq
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 
-mrc_plan 13
+mrc_plan 14
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -81,40 +85,93 @@ long_haul()
 	got=$(plan_json '[.short, .limits.ring_packets, .limits.ring_rate,
 			  .limits.buffer_max, .sysctl]' \
 		distance 1000km rate 400gbit planes 8 mtu 9000) || return 1
-	# 1024 * 8924 B * 8 / 10 ms = 7,310,540,800 bit/s; the buffer is
-	# beyond 2 GiB, so 1,073,741,823 doubled is all one can ask for, or
-	# 2,147,483,646 as the default, 524,288 pages of net.mrc.mem.
+	# 448,230 packets are past the largest ring, 16384 packets, so the
+	# buffer is the window's alone, 448,230 * 16960 = 7,601,980,800 B
+	# (above).  It is beyond 2 GiB, so 1,073,741,823 doubled is all one
+	# can ask for, or 2,147,483,646 as the default, 524,288 pages of
+	# net.mrc.mem; that holds 126,620 packets, a ring of 16384, which
+	# carries 16384 * 8924 B * 8 / 10 ms = 116,968,652,800 bit/s.
 	mrc_expect "1,000 km limits" "$got" \
-		'[["ring","buffer","net.core.rmem_max","net.core.wmem_max","net.mrc.rmem","net.mrc.wmem","net.mrc.mem"],1024,7310540800,2147483646,["net.core.rmem_max=1073741823","net.core.wmem_max=1073741823","net.mrc.rmem=\"4096 2147483646 2147483646\"","net.mrc.wmem=\"4096 2147483646 2147483646\"","net.mrc.mem=\"49152 524288 524288\""]]'
+		'[["ring","buffer","net.core.rmem_max","net.core.wmem_max","net.mrc.rmem","net.mrc.wmem","net.mrc.mem"],16384,116968652800,2147483646,["net.core.rmem_max=1073741823","net.core.wmem_max=1073741823","net.mrc.rmem=\"4096 2147483646 2147483646\"","net.mrc.wmem=\"4096 2147483646 2147483646\"","net.mrc.mem=\"49152 524288 524288\""]]'
 }
 
 # 2 * 80,000 m * 5 ns + 20 us = 820 us.  100 Gbit/s * 820 us / 8 =
 # 10,250,000 B a plane, 41,000,000 B for 4.  Payload 1500 - 20 - 8 - 28 =
 # 1444 B: 7099 and 28,394 packets.  In memory 128 + 40 + 8 + 28 + 24 +
-# 1444 + 320 = 1992, to 2048, + 576 = 2624 B; 28,394 of them 74,505,856 B,
-# which SO_RCVBUF of 37,252,928 gives, or the defaults; 18,190 pages are
-# within net.mrc.mem.
+# 1444 + 320 = 1992, to 2048, + 576 = 2624 B.  28,394 packets are past
+# the largest ring (16384): the ring is short, and the buffer the
+# window's alone, 28,394 * 2624 = 74,505,856 B, which SO_RCVBUF of
+# 37,252,928 gives, or the defaults; 18,190 pages are within
+# net.mrc.mem.  Such a buffer holds 28,394 packets, a ring of 16384,
+# which carries 16384 * 1444 B * 8 / 820 us = 230,814,595,121.95 bit/s.
 metro()
 {
 	local got
 
-	got=$(plan_json "$ARITH + [.rtt_extra_ns, .short, .sysctl]" \
+	got=$(plan_json "$ARITH + [.rtt_extra_ns, .limits.ring_packets,
+			  .limits.ring_rate, .short, .sysctl]" \
 		distance 80km rate 100gbit planes 4 rtt-extra 20us family 4) ||
 		return 1
 	mrc_expect "metro" "$got" \
-		'[80000,100000000000,4,1500,4,820000,1444,10250000,41000000,7099,28394,2624,74505856,20000,["ring","net.core.rmem_max","net.core.wmem_max","net.mrc.rmem","net.mrc.wmem"],["net.core.rmem_max=37252928","net.core.wmem_max=37252928","net.mrc.rmem=\"4096 74505856 74505856\"","net.mrc.wmem=\"4096 74505856 74505856\""]]'
+		'[80000,100000000000,4,1500,4,820000,1444,10250000,41000000,7099,28394,2624,74505856,20000,16384,230814595121,["ring","net.core.rmem_max","net.core.wmem_max","net.mrc.rmem","net.mrc.wmem"],["net.core.rmem_max=37252928","net.core.wmem_max=37252928","net.mrc.rmem=\"4096 74505856 74505856\"","net.mrc.wmem=\"4096 74505856 74505856\""]]'
+}
+
+# The metro link on one plane: 10,250,000 B, 7099 packets of 1444 B.  The
+# ring is the packets a buffer holds rounded down to a power of two, so
+# 7099 * 2624 = 18,627,776 B would make a ring of 4096: the buffer is for
+# 8192, 8192 * 2624 = 21,495,808 B, SO_RCVBUF of 10,747,904 or the
+# defaults, 5248 pages, within net.mrc.mem; net.mrc.wmem's third,
+# 41,943,040, is enough.  The ring is no limit: it carries 8192 * 1444 B
+# * 8 / 820 us = 115,407,297,560.97 bit/s.
+window()
+{
+	local got out
+
+	got=$(plan_json '[.packets_conn, .buffer, .limits.ring_packets,
+			  .limits.ring_rate, .short, .sysctl]' \
+		distance 80km rate 100gbit planes 1 rtt-extra 20us family 4) ||
+		return 1
+	mrc_expect "ring of 8192" "$got" \
+		'[7099,21495808,8192,115407297560,["net.core.rmem_max","net.core.wmem_max","net.mrc.rmem","net.mrc.wmem"],["net.core.rmem_max=10747904","net.core.wmem_max=10747904","net.mrc.rmem=\"4096 21495808 21495808\"","net.mrc.wmem=\"4096 21495808 41943040\""]]' ||
+		return 1
+	out=$("$MRCCTL" plan distance 80km rate 100gbit planes 1 \
+		rtt-extra 20us family 4) || return 1
+	[[ "$out" == *"buffer each way     21.5 MB (8192 packets of 2624 bytes in memory)"* ]] ||
+		mrc_fail "no buffer for 8192 packets in: $out" || return 1
+	[[ "$out" == *"in flight           8192 packets per connection: ok"* ]] ||
+		mrc_fail "ring of 8192 not ok in: $out" || return 1
+
+	# The edges, at 100 km (1 ms) on one plane, IPv6 (1424 B a packet,
+	# 2624 B in memory): 11.665408 Gbit/s * 1 ms / 8 = 1,458,176 B, 1024
+	# packets, the smallest ring, 1024 * 2624 = 2,686,976 B; 11.6768
+	# Gbit/s, 1,459,600 B, 1025 packets, a ring of 2048, 2048 * 2624 =
+	# 5,373,952 B; 186.646528 Gbit/s, 23,330,816 B, 16384 packets, the
+	# largest ring, 16384 * 2624 = 42,991,616 B; 186.65792 Gbit/s,
+	# 23,332,240 B, 16385 packets, short of a ring, the buffer the
+	# window's, 16385 * 2624 = 42,994,240 B.
+	got=
+	for rate in 11.665408gbit 11.6768gbit 186.646528gbit 186.65792gbit; do
+		out=$(plan_json '[.bdp_conn, .packets_conn, .buffer,
+				  .limits.ring_packets,
+				  (.short | any(. == "ring"))]' \
+			distance 100km rate $rate planes 1) || return 1
+		got+="$out "
+	done
+	mrc_expect "ring edges" "$got" \
+		'[1458176,1024,2686976,1024,false] [1459600,1025,5373952,2048,false] [23330816,16384,42991616,16384,false] [23332240,16385,42994240,16384,true] '
 }
 
 # 2 * 1000 m * 5 ns = 10 us.  1 Gbit/s * 10 us / 8 = 1250 B a plane, 2500
-# for 2: 1 and 2 packets of 1424 B, 5248 B in memory.  Nothing is short.
+# for 2: 1 and 2 packets of 1424 B, 5248 B in memory (within the smallest
+# ring, 1024, whatever the buffer).  Nothing is short.
 fits()
 {
 	local got
 
-	got=$(plan_json "$ARITH + [.short, .sysctl]" distance 1000m \
-		rate 1gbit planes 2) || return 1
+	got=$(plan_json "$ARITH + [.limits.ring_packets, .short, .sysctl]" \
+		distance 1000m rate 1gbit planes 2) || return 1
 	mrc_expect "short link" "$got" \
-		'[1000,1000000000,2,1500,6,10000,1424,1250,2500,1,2,2624,5248,[],[]]'
+		'[1000,1000000000,2,1500,6,10000,1424,1250,2500,1,2,2624,5248,1024,[],[]]'
 }
 
 # The text output: what is short, and the lines that would lift it.
@@ -126,7 +183,7 @@ text_short()
 		rtt-extra 20us family 4) || return 1
 	[[ "$out" == *"round trip          820 us (fibre 800 us, extra 20 us)"* ]] ||
 		mrc_fail "no round trip in: $out" || return 1
-	[[ "$out" == *"in flight           1024 packets per connection: SHORT, no sysctl raises it"* ]] ||
+	[[ "$out" == *"in flight           16384 packets per connection: SHORT, a ring holds at most 16384 packets and no sysctl raises it"* ]] ||
 		mrc_fail "ring not short in: $out" || return 1
 	[[ "$out" == *"net.core.rmem_max   212992: SHORT"* ]] ||
 		mrc_fail "rmem_max not short in: $out" || return 1
@@ -308,6 +365,7 @@ no_module()
 
 mrc_check "1,000 km, 8 planes of 400 Gbit/s" long_haul
 mrc_check "metro: 80 km and 20 us, 4 planes of 100 Gbit/s, IPv4" metro
+mrc_check "a window of 1025 to 16384 packets gets a ring" window
 mrc_check "a short link fits inside the limits" fits
 mrc_check "text: the short limits and their sysctl lines" text_short
 mrc_check "text: nothing short" text_fits

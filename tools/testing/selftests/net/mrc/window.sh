@@ -151,7 +151,7 @@ receiver_bounds()
 
 for fam in 4 6; do
 	if ! setup_family "$fam"; then
-		for i in 1 2 3; do
+		for _ in 1 2 3; do
 			mrc_result fail "IPv$fam: setup"
 		done
 		continue
