@@ -388,7 +388,8 @@ static void mrc_rcv_syn_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 		mrc_conn_done(msk, -err, MRC_CONN_END_ERROR);
 		return;
 	}
-	msk->snd_wnd_syn = min_t(u32, ntohl(syn->window), MRC_RING_MAX);
+	WRITE_ONCE(msk->snd_wnd_syn,
+		   min_t(u32, ntohl(syn->window), MRC_RING_MAX));
 	msk->snd_wnd_end = msk->snd_nxt + msk->snd_wnd_syn;
 	msk->rcv_nxt = ntohl(hdr->dsn);
 	msk->rcv_wnd_end = msk->rcv_nxt;

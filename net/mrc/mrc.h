@@ -455,7 +455,8 @@ struct mrc_ev {
  * @snd_nxt: next DSN to send
  * @snd_wnd_end: the peer takes DSNs before this one
  * @snd_wnd_syn: the window the peer's SYN or SYN_ACK offered, which its
- *	receive buffer, and so its ring, held then
+ *	receive buffer, and so its ring, held then (written under @lock,
+ *	read without it when a send ring is allocated)
  * @next_psn: next PSN
  * @snd_msg_id: message id of the next message cut
  * @snd_offset: stream offset of the next byte cut (SOCK_STREAM)

@@ -615,7 +615,8 @@ struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 	mrc_set_initial_seq(msk);
 	if (mrc_conn_set_planes(msk, syn, len))
 		goto err_put;
-	msk->snd_wnd_syn = min_t(u32, ntohl(syn->window), MRC_RING_MAX);
+	WRITE_ONCE(msk->snd_wnd_syn,
+		   min_t(u32, ntohl(syn->window), MRC_RING_MAX));
 	msk->snd_wnd_end = msk->snd_nxt + msk->snd_wnd_syn;
 	msk->rcv_nxt = ntohl(hdr->dsn);
 	msk->rcv_wnd_end = msk->rcv_nxt;

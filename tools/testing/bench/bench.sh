@@ -29,9 +29,11 @@
 #   -T   transports (default mrc,tcp,mptcp)
 #   -s   NAME=VALUE: net.mrc.NAME in every namespace made (repeatable),
 #        to compare settings, e.g. -s target_delay_us=0
+#   -b   buffers of rtt50 and rtt200 in MiB, every transport's (default
+#        16: the 2.5 MB window of both and room for the queue)
 #
 # Scenarios: planes1 planes2 planes4 planes8 fabric blackhole linkdown
-# loss1 latency_under_load incast victim rtt1 rtt5 unlimited jumbo
+# loss1 latency_under_load incast victim rtt1 rtt5 rtt50 rtt200 unlimited jumbo
 # pingpong conns torch_allreduce (default: all; with
 # -q: blackhole pingpong).  torch_allreduce (four hosts, PyTorch) needs
 # python3-torch, and mptcpize (mptcpd) for its MPTCP run.
@@ -50,12 +52,13 @@ quick=0
 out=/tmp/bench
 emit=0
 rate=100
+big_mib=16
 dur=
 transports=mrc,tcp,mptcp
 nconns=
 sysctls=()
 profile=0
-while getopts "qePo:r:d:N:T:s:h" opt; do
+while getopts "qePo:r:d:N:T:s:b:h" opt; do
 	case $opt in
 	q) quick=1 ;;
 	o) out=$OPTARG ;;
@@ -66,6 +69,7 @@ while getopts "qePo:r:d:N:T:s:h" opt; do
 	N) nconns=$OPTARG ;;
 	T) transports=$OPTARG ;;
 	s) sysctls+=("net.mrc.$OPTARG") ;;
+	b) big_mib=$OPTARG ;;
 	*) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
@@ -79,7 +83,7 @@ else
 	dur=${dur:-10}
 	pp_dur=10
 	nconns=${nconns:-2000}
-	scenarios=${*:-planes1 planes2 planes4 planes8 fabric blackhole linkdown loss1 latency_under_load incast victim rtt1 rtt5 unlimited jumbo pingpong conns torch_allreduce}
+	scenarios=${*:-planes1 planes2 planes4 planes8 fabric blackhole linkdown loss1 latency_under_load incast victim rtt1 rtt5 rtt50 rtt200 unlimited jumbo pingpong conns torch_allreduce}
 fi
 # Seconds a stalled transfer is given after its end before it is cut.
 grace=3
@@ -96,6 +100,8 @@ for tool in jq tc ip bc; do
 	command -v $tool > /dev/null || { echo "bench: needs $tool" >&2; exit 1; }
 done
 lsmod | grep -q '^mrc ' || modprobe mrc || exit 1
+mrc_rmem=$(sysctl -n net.mrc.rmem)
+mrc_wmem=$(sysctl -n net.mrc.wmem)
 
 mkdir -p "$out"
 res=$out/results.jsonl
@@ -123,6 +129,8 @@ log()
 teardown()
 {
 	local pid
+
+	sysctl -qw net.mrc.rmem="$mrc_rmem" net.mrc.wmem="$mrc_wmem"
 
 	for pid in "${servers[@]}"; do
 		kill "$pid" 2> /dev/null
@@ -238,19 +246,40 @@ fabric()
 	server_addr=10.3.0.2
 }
 
-# rtt MS: one plane limited to $link_rate with a round trip of MS milliseconds,
-# half of it each way (netem, with tbf below it on A).
+# rtt MS [N]: N planes (1 by default), each limited to $link_rate with a
+# round trip of MS milliseconds, half of it each way (netem, with tbf below
+# it on A).
 rtt()
 {
-	local half
+	local half k
 
 	half=$(echo "$1 / 2" | bc -l)
-	planes 1 0 || return 1
-	tc -n $A qdisc add dev veth1 root handle 1: netem delay "${half}ms" \
-		limit 100000 &&
-	tc -n $A qdisc add dev veth1 parent 1:1 handle 10: tbf \
-		rate "${link_rate}mbit" burst 32k latency 50ms &&
-	tc -n $B qdisc add dev veth1 root netem delay "${half}ms" limit 100000
+	planes "${2:-1}" 0 || return 1
+	for k in $(seq 1 "${2:-1}"); do
+		tc -n $A qdisc add dev veth$k root handle 1: netem \
+			delay "${half}ms" limit 100000 &&
+		tc -n $A qdisc add dev veth$k parent 1:1 handle 10: tbf \
+			rate "${link_rate}mbit" burst 32k latency 50ms &&
+		tc -n $B qdisc add dev veth$k root netem delay "${half}ms" \
+			limit 100000 || return 1
+	done
+}
+
+# big_buffers BYTES: buffers of up to BYTES for every transport on $A and
+# $B, for a window of a long fat pipe: TCP's (and MPTCP's) autotuning
+# bounds, tcp_rmem and tcp_wmem, and MRC's defaults, net.mrc.rmem and
+# wmem, which are global and which teardown puts back.
+big_buffers()
+{
+	local ns
+
+	for ns in $A $B; do
+		ip netns exec $ns sysctl -qw \
+			net.ipv4.tcp_rmem="4096 131072 $1" \
+			net.ipv4.tcp_wmem="4096 16384 $1" || return 1
+	done
+	sysctl -qw net.mrc.rmem="4096 $1 $1" \
+		net.mrc.wmem="4096 $1 $(echo "$mrc_wmem" | awk '{ print $3 }')"
 }
 
 # setup_transport T: what transport T needs on the topology: MRC planes
@@ -406,6 +435,14 @@ setup()
 	fabric)
 		fabric
 		topo="1 plane: ECMP over 4 links of $link_rate Mbit/s"
+		;;
+	rtt50)
+		rtt 50 4 && big_buffers $((big_mib << 20))
+		topo="4 planes of $link_rate Mbit/s, 50 ms RTT, buffers up to $big_mib MiB"
+		;;
+	rtt200)
+		rtt 200 1 && big_buffers $((big_mib << 20))
+		topo="1 plane of $link_rate Mbit/s, 200 ms RTT, buffers up to $big_mib MiB"
 		;;
 	rtt*)
 		rtt "${sc#rtt}"
