@@ -908,6 +908,75 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		msk->sk.sk_write_space(&msk->sk);
 }
 
+/* Whether @dsn is held out of order: beyond the hole, within the ring. */
+static bool mrc_rcv_held(const struct mrc_sock *msk, u32 dsn)
+{
+	return mrc_before(msk->rcv_nxt, dsn) &&
+	       dsn - msk->rcv_nxt < msk->rcv_ring_size &&
+	       test_bit(mrc_rcv_slot(msk, dsn), msk->rcv_map);
+}
+
+static void mrc_ack_add_sack(struct sk_buff *skb, struct mrc_ack *ack,
+			     u32 start, u32 end)
+{
+	ack->sack[ack->nr_sack].start = htonl(start);
+	ack->sack[ack->nr_sack].end = htonl(end);
+	ack->nr_sack++;
+	skb_put(skb, sizeof(ack->sack[0]));
+}
+
+/*
+ * What arrived beyond the hole, in runs: first the run that holds the
+ * packet this answers, as TCP's first SACK block (RFC 2018), then the
+ * others lowest first, MRC_MAX_SACK_BLOCKS in all.  Every packet held
+ * beyond a hole is told at least once (each one held while a hole remains
+ * is answered at once), however many holes lie below it.  With the
+ * lowest runs alone, a window of thousands of packets that a queue's
+ * overflow left with tens of holes had most of what arrived untold until
+ * the holes below filled, and the sender took the silence for a dead
+ * path: timeouts, and the window back to its floor.
+ */
+static void mrc_ack_sack(const struct mrc_sock *msk, struct sk_buff *skb,
+			 struct mrc_ack *ack)
+{
+	u32 dsn, start = 0, echo_start = 0;
+	bool in_run = false, echo_run;
+	unsigned int seen = 0;
+
+	if (!msk->rcv_ofo)
+		return;
+	echo_run = mrc_rcv_held(msk, msk->echo_dsn);
+	if (echo_run) {
+		u32 end = msk->echo_dsn + 1;
+
+		echo_start = msk->echo_dsn;
+		while (mrc_rcv_held(msk, echo_start - 1))
+			echo_start--;
+		while (mrc_rcv_held(msk, end))
+			end++;
+		mrc_ack_add_sack(skb, ack, echo_start, end);
+	}
+	for (dsn = msk->rcv_nxt + 1; seen < msk->rcv_ofo; dsn++) {
+		if (test_bit(mrc_rcv_slot(msk, dsn), msk->rcv_map)) {
+			seen++;
+			if (!in_run)
+				start = dsn;
+			in_run = true;
+			continue;
+		}
+		if (!in_run)
+			continue;
+		in_run = false;
+		if (echo_run && start == echo_start)
+			continue;
+		mrc_ack_add_sack(skb, ack, start, dsn);
+		if (ack->nr_sack == MRC_MAX_SACK_BLOCKS)
+			return;
+	}
+	if (in_run && !(echo_run && start == echo_start))
+		mrc_ack_add_sack(skb, ack, start, dsn);
+}
+
 /* Cut an ACK (or NACK) for what arrived; the receive side calls it. */
 void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 		    struct sk_buff_head *queue)
@@ -916,9 +985,6 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 	struct sk_buff *skb;
 	struct mrc_hdr *hdr;
 	struct mrc_ack *ack;
-	unsigned int nr = 0, seen = 0;
-	u32 dsn, start = 0;
-	bool in_run = false;
 
 	lockdep_assert_held(&msk->lock);
 	if (msk->dead)
@@ -933,34 +999,7 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 	if (!skb)
 		return;
 	ack = skb_put_zero(skb, sizeof(*ack));
-
-	/* What arrived beyond the hole, in runs, lowest first. */
-	for (dsn = msk->rcv_nxt + 1; seen < msk->rcv_ofo; dsn++) {
-		bool have = test_bit(mrc_rcv_slot(msk, dsn), msk->rcv_map);
-
-		if (have) {
-			seen++;
-			if (!in_run)
-				start = dsn;
-			in_run = true;
-			continue;
-		}
-		if (in_run) {
-			ack->sack[nr].start = htonl(start);
-			ack->sack[nr].end = htonl(dsn);
-			skb_put(skb, sizeof(ack->sack[0]));
-			in_run = false;
-			if (++nr == MRC_MAX_SACK_BLOCKS)
-				break;
-		}
-	}
-	if (in_run && nr < MRC_MAX_SACK_BLOCKS) {
-		ack->sack[nr].start = htonl(start);
-		ack->sack[nr].end = htonl(dsn);
-		skb_put(skb, sizeof(ack->sack[0]));
-		nr++;
-	}
-	ack->nr_sack = nr;
+	mrc_ack_sack(msk, skb, ack);
 
 	mrc_ack_fill(msk, ack);
 

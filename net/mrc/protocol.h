@@ -118,7 +118,8 @@ struct mrc_sack_block {
  * @echo_ev: its EV
  * @nr_sack: entries in @sack
  * @reserved: zero
- * @sack: what arrived beyond @cum_dsn, lowest first
+ * @sack: what arrived beyond @cum_dsn: the run of the echoed packet
+ *	first, when it lies beyond a hole, then the others lowest first
  */
 struct mrc_ack {
 	__be32			cum_dsn;

@@ -403,7 +403,11 @@ local function dissect_ack(tvb, off, tree, ride)
 		   ahead >= 2147483648 then
 			st:add_proto_expert_info(e.sack_order)
 		end
-		prev_end = en
+		-- The first block is the run of the packet answered, wherever
+		-- it lies; the others follow lowest first.
+		if i > 1 then
+			prev_end = en
+		end
 		blocks[#blocks + 1] = string.format("%d-%d", s, en)
 		p = p + SACK_LEN
 	end

@@ -13,7 +13,8 @@
 #   seven packet types, reports no malformed packet and no warning, and
 #   its fields agree with what the test knows: ports, connection ids and
 #   plane lists of SYN and SYN_ACK, SACK blocks within the data sent and
-#   beyond the cumulative DSN, FIN and RETX flags, NACKs that echo a DATA
+#   beyond the cumulative DSN (the run of the packet an ACK answers
+#   first), FIN and RETX flags, NACKs that echo a DATA
 #   packet later resent, ACKs with PROBE_ECHO that echo a PROBE, stream
 #   offsets or message ends and LAST flags;
 # - on crafted packets (no VM network needed): short and malformed ones
@@ -237,7 +238,10 @@ handshake()
 
 # SACK blocks: some, each [start, end) non-empty, beyond the cumulative
 # DSN and within the DSNs the client sent (relative to its initial DSN,
-# from its SYN, so that wrapping at 2^32 does not matter).
+# from its SYN, so that wrapping at 2^32 does not matter); and an ACK that
+# echoes a packet beyond its cumulative DSN tells the run of that packet
+# in its first block (with the lowest runs first, a packet above sixteen
+# holes went untold until they filled, and its sender timed it out).
 sacks()
 {
 	local rc
@@ -256,10 +260,20 @@ sacks()
 					") cum " cum " isn " isn " top " top
 				bad = 1
 			}
+			if (pecho || rel(edsn) <= rel(cum))
+				next
+			echoed++
+			if (rel(s[1]) <= rel(edsn) && rel(edsn) < rel(e[1]))
+				next
+			print "frame " frame ": echo of DSN " edsn \
+				" outside the first block [" s[1] ", " e[1] ")"
+			bad = 1
 		}
 		END {
-			print "SACK blocks: " blocks + 0 ", DATA up to isn + " top
-			exit bad || !blocks
+			print "SACK blocks: " blocks + 0 ", DATA up to isn + " \
+				top ", " echoed + 0 " ACKs echo a packet beyond" \
+				" the cumulative DSN"
+			exit bad || !blocks || !echoed
 		}' > "$tmp/out"
 	rc=$?
 	mrc_show "$tmp/out"
@@ -477,7 +491,7 @@ for fam in 4 6; do
 		all_clean
 	mrc_check "IPv$fam: all seven packet types" all_types
 	mrc_check "IPv$fam: SYN and SYN_ACK: ports, ids, planes, padding" handshake
-	mrc_check "IPv$fam: SACK blocks beyond the cumulative DSN, within the data" \
+	mrc_check "IPv$fam: SACK blocks beyond the cumulative DSN, within the data, the echoed run first" \
 		sacks
 	mrc_check "IPv$fam: FIN, RETX, NACK, PROBE_ECHO, offsets and LAST" flags
 	mrc_check "IPv$fam: a SYN to a closed port and its RST" refused
