@@ -167,19 +167,22 @@ static bool mrc_path_ev_worse(const struct mrc_conn_plane *cp,
 }
 
 /*
- * A packet sent on @ev was lost.  The EV is retired, unless a packet sent
- * after it got through (@timeout false) and it is the last EV of the
- * plane in use: the plane works, and one loss on it is more likely a drop
- * in a queue than a broken path.  One lost again before %MRC_EV_PROOF of
- * its packets arrived since a probe brought it back, and worse than the
- * plane's others, is a bad path, not a queue that happened to drop: it
- * stays out longer each time, so that it carries less than the good EVs.
+ * A packet sent on @ev was lost.  On a timeout the EV is retired.  When a
+ * packet sent after it got through (@timeout false), the plane works, and
+ * the EV is retired only if it loses more than the plane's others (see
+ * mrc_path_ev_worse()) and is not the last in use: a queue that overflows
+ * drops packets of every EV alike, and retiring each EV it hit left a
+ * long path's window on a few EVs after one overshoot.  One lost again
+ * before %MRC_EV_PROOF of its packets arrived since a probe brought it
+ * back, and worse than the plane's others, is a bad path, not a queue
+ * that happened to drop: it stays out longer each time, so that it
+ * carries less than the good EVs.
  */
 void mrc_path_lost(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		   struct mrc_ev *ev, bool timeout, u64 now)
 {
 	ev->losses++;
-	if (!timeout && cp->nr_active <= 1)
+	if (!timeout && (cp->nr_active <= 1 || !mrc_path_ev_worse(cp, ev)))
 		return;
 	if (ev->state == MRC_EV_ACTIVE) {
 		if (!ev->unproven)
