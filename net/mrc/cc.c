@@ -14,7 +14,8 @@
  * largest of the current round, and how many samples in a row found a
  * queue: more than the target, and more than an eighth of the base, as
  * slow start's exit on delay in other stacks (HyStart) allows for the
- * jitter of long paths.
+ * jitter of long paths; and for the growth of avoidance, more than half
+ * the target and a sixteenth of the base.
  */
 void mrc_cc_rtt_sample(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		       u32 rtt_us)
@@ -30,6 +31,11 @@ void mrc_cc_rtt_sample(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		cp->queue_streak += cp->queue_streak < U8_MAX;
 	else
 		cp->queue_streak = 0;
+	if (target && rtt_us - cp->base_rtt_us >
+		      max(target / 2, cp->base_rtt_us / 16))
+		cp->grow_streak += cp->grow_streak < U8_MAX;
+	else
+		cp->grow_streak = 0;
 	if (!cp->round_rtt_us || rtt_us < cp->round_rtt_us)
 		cp->round_rtt_us = rtt_us;
 	cp->round_peak_us = max(cp->round_peak_us, rtt_us);
@@ -203,7 +209,36 @@ void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp)
 	cp->queue_peak_us = 0;
 	cp->round_samples = 0;
 	cp->queue_streak = 0;
+	cp->grow = 0;
 	cp->ce_round_psn = msk->next_psn;
+}
+
+/*
+ * What a round that found less than half the target queued, its window
+ * in use, has the next add to the window beside Reno's packet, spread
+ * over its acknowledgments as slow start's growth is (added at once, it
+ * left as a burst that overflowed a short queue): the share of it that
+ * the base round trip is of MRC_GROW_RTT_US, an eighth at most.  A rate
+ * then grows at the same pace in time on every path, about threefold a
+ * second (less past 100 ms, where the eighth caps it): a 200 ms path
+ * whose slow start ended early, on the queue its
+ * own bursts built, fills its pipe in a second or two, not in the minutes
+ * that a packet a round takes.  Where the share is below one packet
+ * (cwnd x base < 800 ms, every fabric) Reno's packet is the larger and
+ * the share is nothing.  The delay's cut (mrc_cc_delay_cut()) takes back
+ * what overshoots the target within a round.
+ */
+static u32 mrc_cc_delay_growth(const struct mrc_sock *msk,
+			       const struct mrc_conn_plane *cp, u32 queue_us)
+{
+	u32 target = msk->params.target_delay_us;
+	u64 grow;
+
+	if (!target || queue_us > target / 2 || cp->cwnd < cp->ssthresh ||
+	    cp->nr_inflight < cp->cwnd / 2)
+		return 0;
+	grow = div_u64((u64)cp->cwnd * cp->base_rtt_us, MRC_GROW_RTT_US);
+	return min_t(u64, grow, cp->cwnd >> MRC_GROW_MAX_SHIFT);
 }
 
 /*
@@ -239,6 +274,10 @@ static void mrc_cc_round_end(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 				 MRC_MIN_CWND);
 		cp->ssthresh = cp->cwnd;
 	}
+	if (judged)
+		cp->grow = cut || !cp->base_rtt_us ||
+			   !mrc_cc_round_over(msk, psn, cp->recovery_psn) ? 0 :
+			   mrc_cc_delay_growth(msk, cp, queue);
 	if (target && queue > target && cp->cwnd != before)
 		trace_mrc_cwnd_delay(msk, cp - msk->planes, cp->base_rtt_us,
 				     queue, before, cp->cwnd);
@@ -275,11 +314,21 @@ void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn)
 	 */
 	if (cp->cwnd < cp->ssthresh && cp->queue_streak >= MRC_SS_EXIT_SAMPLES)
 		cp->ssthresh = cp->cwnd;
+	/*
+	 * The same for the growth of avoidance, whose round's end sees the
+	 * queue of a window it sent a round before: waiting for it let a
+	 * long path's window grow twice past the pipe, and overflow it.
+	 */
+	if (cp->grow && cp->grow_streak >= MRC_SS_EXIT_SAMPLES)
+		cp->grow = 0;
 	if (cp->cwnd < cp->ssthresh) {
 		cp->cwnd++;
-	} else if (++cp->acked >= cp->cwnd) {
-		cp->acked = 0;
-		cp->cwnd++;
+	} else {
+		cp->acked += 1 + cp->grow;
+		if (cp->acked >= cp->cwnd) {
+			cp->acked = 0;
+			cp->cwnd++;
+		}
 	}
 	cp->cwnd = min_t(u32, cp->cwnd, msk->snd_ring_size);
 }
@@ -290,7 +339,8 @@ void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn)
  * One hot link among those a fabric spreads the EVs over costs only the
  * share of the EVs it carries, which retire (path.c), while the others
  * keep the plane's window; a queue at the plane's own bottleneck drops
- * packets of many EVs, and the cuts of a round add up towards Reno's half.
+ * packets of many EVs, and the cuts of a round add up to Reno's half at
+ * most.
  * A round's first cut is an eighth of the window at least, one path of
  * four: a bottleneck that drops one packet a round trip is answered with
  * a quarter of Reno's decrease, not with one EV's share of 32.  Trims
@@ -310,6 +360,7 @@ void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		cp->round_evs = max_t(u16, cp->nr_active ?: cp->nr_evs, 1);
 		cp->round_cwnd = cp->cwnd;
 		cp->acked = 0;
+		cp->grow = 0;
 		first = true;
 	} else if (ev->cut_round == cp->loss_round) {
 		return;
@@ -318,7 +369,9 @@ void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	share = DIV_ROUND_UP(cp->round_cwnd, 2 * cp->round_evs);
 	if (first)
 		share = max(share, cp->round_cwnd / 8);
-	cp->cwnd = max_t(u32, cp->cwnd - min(share, cp->cwnd), MRC_MIN_CWND);
+	/* Never past Reno's half of the round's window, in all. */
+	share = min(share, cp->cwnd - min(cp->cwnd, cp->round_cwnd / 2));
+	cp->cwnd = max_t(u32, cp->cwnd - share, MRC_MIN_CWND);
 	cp->ssthresh = cp->cwnd;
 	trace_mrc_cwnd_cut(msk, cp - msk->planes, ev->port, before, cp->cwnd,
 			   cp->round_evs);
@@ -341,6 +394,7 @@ void mrc_cc_on_silence(struct mrc_sock *msk, struct mrc_conn_plane *cp)
 	cp->ssthresh = max_t(u32, cp->round_cwnd / 2, MRC_MIN_CWND);
 	cp->cwnd = MRC_MIN_CWND;
 	cp->acked = 0;
+	cp->grow = 0;
 	trace_mrc_cwnd_cut(msk, cp - msk->planes, 0, before, cp->cwnd,
 			   cp->nr_active);
 }

@@ -280,7 +280,10 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @nr_inflight: entries in @inflight
  * @cwnd: congestion window, in packets
  * @ssthresh: slow start threshold, in packets
- * @acked: packets acknowledged since @cwnd last grew in avoidance
+ * @acked: packets acknowledged since @cwnd last grew in avoidance, each
+ *	counting 1 + @grow
+ * @grow: packets a round adds to @cwnd in avoidance beyond Reno's one,
+ *	spread over its acknowledgments (see mrc_cc_delay_growth())
  * @srtt_us: smoothed round-trip time; 0 before the first sample
  * @rttvar_us: its variation
  * @base_rtt_us: the smallest round trip measured; 0 before the first
@@ -290,6 +293,8 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @queue_peak_us: the largest queue of the last round judged
  * @round_samples: round trips measured since then (saturates)
  * @queue_streak: samples in a row that found a queue (saturates)
+ * @grow_streak: samples in a row that found a queue of more than half
+ *	the target and a sixteenth of the base (saturates): @grow stops
  * @backoff: timeouts on the plane since its last round-trip sample: its
  *	timeout doubles with each (Karn), whatever the other planes hear
  * @rack_sent: send time of the latest-sent packet known delivered
@@ -348,7 +353,9 @@ struct mrc_conn_plane {
 	u8			loss_round;
 	u8			round_samples;
 	u8			queue_streak;
+	u8			grow_streak;
 	u16			round_evs;
+	u16			grow;
 	u32			round_cwnd;
 	u32			ce_acked;
 	u32			ce_marked;
@@ -746,6 +753,8 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_RTO_VAR_MIN_NS	(2 * NSEC_PER_MSEC)
 #define MRC_DELAY_SAMPLES	4	/* round trips a queue is judged on */
 #define MRC_SS_EXIT_SAMPLES	8	/* in a row with a queue: slow start ends */
+#define MRC_GROW_RTT_US		(800 * USEC_PER_MSEC)	/* a window's growth: */
+#define MRC_GROW_MAX_SHIFT	3	/* base / 800 ms a round, 1/8 at most */
 #define MRC_REORDER_MIN_NS	(200 * NSEC_PER_USEC)
 #define MRC_RING_IDLE_NS	(1ULL * NSEC_PER_SEC)	/* then rings go */
 #define MRC_FIN_WAIT_NS		(10ULL * NSEC_PER_SEC)
