@@ -265,7 +265,6 @@ static void mrc_sock_destruct(struct sock *sk)
 	mrc_sock_unlist(msk);
 }
 
-/* Bytes a DATA packet costs in a buffer, as alloc_skb() sizes it. */
 /* What a DATA packet of @mss bytes of payload costs, as we build it. */
 u32 mrc_mss_truesize(u32 mss)
 {
