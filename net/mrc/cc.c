@@ -223,10 +223,10 @@ void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp)
  * second (less past 100 ms, where the eighth caps it): a 200 ms path
  * whose slow start ended early, on the queue its own bursts built, fills
  * its pipe in a second or two, not in the minutes that a packet a round
- * takes.  Where the share is below one packet
- * (cwnd x base < 800 ms, every fabric) Reno's packet is the larger and
- * the share is nothing.  The delay's cut (mrc_cc_delay_cut()) takes back
- * what overshoots the target within a round.
+ * takes.  Where the share is below one packet (cwnd x base < 800 ms,
+ * every fabric) Reno's packet is the larger and the share is nothing.
+ * The delay's cut (mrc_cc_delay_cut()) takes back what overshoots the
+ * target within a round.
  */
 static u32 mrc_cc_delay_growth(const struct mrc_sock *msk,
 			       const struct mrc_conn_plane *cp, u32 queue_us)
