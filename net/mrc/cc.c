@@ -398,3 +398,47 @@ void mrc_cc_on_silence(struct mrc_sock *msk, struct mrc_conn_plane *cp)
 	trace_mrc_cwnd_cut(msk, cp - msk->planes, 0, before, cp->cwnd,
 			   cp->nr_active);
 }
+
+/*
+ * A silence of every path began: keep each plane's window, to give it
+ * back if the silence proves a delay (a stalled host or peer, whose
+ * answers come all at once) rather than a loss.
+ */
+void mrc_cc_silence_begin(struct mrc_sock *msk)
+{
+	int id;
+
+	for (id = 0; id < msk->nr_planes; id++) {
+		struct mrc_conn_plane *cp = &msk->planes[id];
+
+		cp->undo_cwnd = cp->cwnd;
+		cp->undo_ssthresh = cp->ssthresh;
+	}
+	msk->silence_undoable = true;
+}
+
+/*
+ * The peer echoed, for the first time, a copy of a packet that the
+ * silence had us take for lost: the copy was held on the way, not lost,
+ * and so was the silence (a spurious timeout, as Eifel tells one, RFC 3522).  The
+ * cuts the silence made (mrc_cc_on_loss(), mrc_cc_on_silence()) are
+ * undone, and the next loss starts a round of its own.
+ */
+void mrc_cc_silence_undo(struct mrc_sock *msk)
+{
+	int id;
+
+	if (!msk->silence_undoable)
+		return;
+	msk->silence_undoable = false;
+	MRC_MSK_INC_STATS(msk, MRC_MIB_SPURIOUS_SILENCES);
+	for (id = 0; id < msk->nr_planes; id++) {
+		struct mrc_conn_plane *cp = &msk->planes[id];
+
+		cp->cwnd = min(max(cp->cwnd, cp->undo_cwnd),
+			       msk->snd_ring_size);
+		cp->ssthresh = max(cp->ssthresh, cp->undo_ssthresh);
+		cp->recovery_psn = msk->next_psn - BIT(30);
+		cp->loss_round++;
+	}
+}

@@ -459,6 +459,7 @@ static void mrc_rcv_echo(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	msk->echo_ev = ntohs(hdr->ev);
 	msk->echo_plane = plane_id;
 	msk->echo_time = ktime_get_ns();
+	msk->echo_told = false;
 }
 
 static void mrc_rcv_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,

@@ -304,6 +304,9 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @loss_round: number of that round (wraps); see &mrc_ev.cut_round
  * @round_evs: EVs in use when the round began, at least 1
  * @round_cwnd: @cwnd when the round began
+ * @undo_cwnd: @cwnd when the last silence of every path began, given back
+ *	if it proves a delay (mrc_cc_silence_undo())
+ * @undo_ssthresh: @ssthresh then
  * @ce_acked: packets acknowledged in this round of ECN accounting
  * @ce_marked: of those, packets that arrived marked
  * @ce_round_psn: the round of ECN accounting and of queueing delay ends
@@ -357,6 +360,8 @@ struct mrc_conn_plane {
 	u16			round_evs;
 	u16			grow;
 	u32			round_cwnd;
+	u32			undo_cwnd;
+	u32			undo_ssthresh;
 	u32			ce_acked;
 	u32			ce_marked;
 	u32			ce_round_psn;
@@ -503,6 +508,7 @@ struct mrc_ev {
  * @echo_ev: its EV
  * @echo_plane: the plane it came on
  * @echo_time: when it arrived
+ * @echo_told: an acknowledgment echoed it already
  * @rto_timer: retransmission, handshake and keepalive deadlines
  * @ack_timer: coalesces acknowledgments
  * @timer_expires: when @rto_timer is set to fire
@@ -517,6 +523,8 @@ struct mrc_ev {
  *	timeouts: its losses say nothing of the paths it took
  * @silence_until: ... and before this one, when an acknowledgment came
  *	again; U64_MAX while none has, 0 before any silence
+ * @silence_undoable: the windows the planes had when it began are kept,
+ *	not given back yet (&mrc_conn_plane.undo_cwnd)
  * @wnd_probes: probes of a shut window since it last opened
  * @close_deadline: an orphaned connection ends by then at the latest
  * @destroy_work: tears the connection down out of timer context
@@ -626,6 +634,7 @@ struct mrc_sock {
 	u16			echo_ev;
 	u8			echo_plane;
 	u64			echo_time;
+	bool			echo_told;
 
 	struct hrtimer		rto_timer;
 	struct hrtimer		ack_timer;
@@ -638,6 +647,7 @@ struct mrc_sock {
 	u64			last_rcv;
 	u64			silence_from;
 	u64			silence_until;
+	bool			silence_undoable;
 	u32			wnd_probes;
 	u64			close_deadline;
 	struct work_struct	destroy_work;
@@ -945,6 +955,8 @@ void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp);
 void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		    struct mrc_ev *ev, u32 psn);
 void mrc_cc_on_silence(struct mrc_sock *msk, struct mrc_conn_plane *cp);
+void mrc_cc_silence_begin(struct mrc_sock *msk);
+void mrc_cc_silence_undo(struct mrc_sock *msk);
 
 /* path.c */
 bool mrc_path_plane_up(struct mrc_sock *msk, int id);

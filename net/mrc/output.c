@@ -237,6 +237,7 @@ static void mrc_ack_fill_fixed(struct mrc_sock *msk, struct mrc_ack *ack)
 	ack->echo_ev = htons(msk->echo_ev);
 	ack->delay_us = htonl(div_u64(ktime_get_ns() - msk->echo_time,
 				      NSEC_PER_USEC));
+	msk->echo_told = true;
 	msk->stats.acks_sent++;
 	MRC_MSK_INC_STATS(msk, MRC_MIB_ACKS_SENT);
 }
@@ -430,7 +431,7 @@ static bool mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 		[MRC_LOSS_TRIM]		= MRC_MIB_LOSS_TRIM,
 		[MRC_LOSS_PLANE_DOWN]	= MRC_MIB_LOSS_PLANE_DOWN,
 		[MRC_LOSS_ELSEWHERE]	= MRC_MIB_LOSS_ELSEWHERE,
-		[MRC_LOSS_PEER_SILENT]	= MRC_MIB_LOSS_TIMEOUT,
+		[MRC_LOSS_PEER_SILENT]	= MRC_MIB_LOSS_SILENCE,
 	};
 	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
@@ -694,6 +695,7 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 	if (blind && !lasting) {
 		msk->silence_from = rack_sent;
 		msk->silence_until = U64_MAX;
+		mrc_cc_silence_begin(msk);
 	}
 	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
@@ -774,8 +776,23 @@ static void mrc_rtt_rcvd(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 }
 
 /*
+ * The peer echoed the copy sent at @sent of a packet that was taken for
+ * lost: if a silence of every path had that copy in flight, the copy was
+ * held on the way (or the peer was), and the silence was a delay.  An
+ * echo the peer told before (a window update repeats the last) says
+ * nothing: its first telling may be what the silence lost.
+ */
+static void mrc_echo_of_lost(struct mrc_sock *msk, u8 flags, u64 sent)
+{
+	if (msk->silence_undoable && !(flags & MRC_F_ECHO_TOLD) &&
+	    mrc_sent_in_silence(msk, sent))
+		mrc_cc_silence_undo(msk);
+}
+
+/*
  * What the acknowledgment says of the one packet that triggered it: its
- * round-trip time, a CE mark, or (NACK) that a switch trimmed it.
+ * round-trip time, a CE mark, (NACK) that a switch trimmed it, or that a
+ * copy taken for lost was not.
  */
 static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 			  u8 type, u8 flags, u64 now)
@@ -801,6 +818,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		 */
 		mrc_rtt_rcvd(msk, &msk->planes[cb->first_plane], ack,
 			     cb->first_sent, now);
+		mrc_echo_of_lost(msk, flags, cb->first_sent);
 		cb = NULL;
 	}
 	if (!cb || cb->psn != echo_psn) {
@@ -828,6 +846,8 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		return;
 	}
 	mrc_rtt_rcvd(msk, cp, ack, cb->sent, now);
+	if (cb->lost)
+		mrc_echo_of_lost(msk, flags, cb->sent);
 	if (flags & MRC_F_ECE) {
 		MRC_MSK_INC_STATS(msk, MRC_MIB_ECE_RCVD);
 		mrc_path_ce(cp, &msk->ev_table[cb->ev_idx]);
@@ -1000,7 +1020,8 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 		return;
 	ack = skb_put_zero(skb, sizeof(*ack));
 	mrc_ack_sack(msk, skb, ack);
-
+	if (type == MRC_PKT_ACK && msk->echo_told)
+		flags |= MRC_F_ECHO_TOLD;
 	mrc_ack_fill(msk, ack);
 
 	hdr = mrc_push_hdr(skb, type, flags, mrc_some_ev(msk, id),

@@ -260,6 +260,34 @@ mrc_need_mod()
 	done
 }
 
+# mrc_stall_port: the virtio port on which the VM runner
+# (tools/testing/vm/run) pauses this guest, empty where there is none.
+mrc_stall_port()
+{
+	local d
+
+	for d in /sys/class/virtio-ports/*; do
+		[ "$(cat "$d/name" 2> /dev/null)" = org.mrc.stall ] &&
+			[ -c "/dev/${d##*/}" ] && echo "/dev/${d##*/}"
+	done
+}
+
+# mrc_host_stall MS: the host pauses this whole guest for MS milliseconds,
+# every CPU, timer and queue at once, as a hypervisor that deschedules a
+# VM does.
+mrc_host_stall()
+{
+	local port fd reply
+
+	port=$(mrc_stall_port)
+	[ -n "$port" ] || return 1
+	exec {fd}<> "$port" || return 1
+	echo "$1" >&"$fd"
+	read -r -t 30 reply <&"$fd"
+	exec {fd}>&-
+	[ "$reply" = ok ]
+}
+
 # mrc_addr FAMILY K H: the address of host H on pair or plane K:
 # 10.0.K.H or fd00:K::H.
 mrc_addr()
