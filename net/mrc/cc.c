@@ -420,9 +420,11 @@ void mrc_cc_silence_begin(struct mrc_sock *msk)
 /*
  * The peer echoed, for the first time, a copy of a packet that the
  * silence had us take for lost: the copy was held on the way, not lost,
- * and so was the silence (a spurious timeout, as Eifel tells one, RFC 3522).  The
- * cuts the silence made (mrc_cc_on_loss(), mrc_cc_on_silence()) are
- * undone, and the next loss starts a round of its own.
+ * and so was the silence (a spurious timeout, as Eifel tells one, RFC
+ * 3522).  No other loss came since (mrc_mark_lost()): the cuts since the
+ * silence began are all its own (mrc_cc_on_loss(), mrc_cc_on_silence()),
+ * and are undone.  The next loss starts a round of its own, even one of
+ * a round that began before the silence: a second cut rather than none.
  */
 void mrc_cc_silence_undo(struct mrc_sock *msk)
 {

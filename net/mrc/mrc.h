@@ -523,8 +523,10 @@ struct mrc_ev {
  *	timeouts: its losses say nothing of the paths it took
  * @silence_until: ... and before this one, when an acknowledgment came
  *	again; U64_MAX while none has, 0 before any silence
- * @silence_undoable: the windows the planes had when it began are kept,
- *	not given back yet (&mrc_conn_plane.undo_cwnd)
+ * @silence_at: when its timeouts found it
+ * @silence_undoable: the windows the planes had then are kept, to be
+ *	given back if it proves a delay (&mrc_conn_plane.undo_cwnd); no
+ *	other loss or CE mark came since
  * @wnd_probes: probes of a shut window since it last opened
  * @close_deadline: an orphaned connection ends by then at the latest
  * @destroy_work: tears the connection down out of timer context
@@ -647,6 +649,7 @@ struct mrc_sock {
 	u64			last_rcv;
 	u64			silence_from;
 	u64			silence_until;
+	u64			silence_at;
 	bool			silence_undoable;
 	u32			wnd_probes;
 	u64			close_deadline;
@@ -700,7 +703,8 @@ struct mrc_skb_cb {
 	u8	sent_once:1,
 		lost:1,
 		outlived:1,	/* lost for want of an answer on its plane */
-		first_plane:4;
+		first_plane:4,
+		silenced:1;	/* a copy timed out in a silence of every path */
 };
 
 #define MRC_SKB_CB(skb)	((struct mrc_skb_cb *)(skb)->cb)

@@ -441,6 +441,11 @@ static bool mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 	cp->nr_inflight--;
 	cb->lost = 1;
 	cb->outlived = why == MRC_LOSS_ELSEWHERE || why == MRC_LOSS_TIMEOUT;
+	/* A loss of its own: the window the silence kept is not owed. */
+	if (why == MRC_LOSS_PEER_SILENT)
+		cb->silenced = 1;
+	else if (why != MRC_LOSS_PLANE_DOWN)
+		msk->silence_undoable = false;
 	list_add_tail(&skb->list, &msk->rtx_queue);
 	MRC_MSK_INC_STATS(msk, mib[why]);
 	trace_mrc_lost(msk, cb->plane, cb->ev, cb->psn, cb->dsn, why);
@@ -695,6 +700,7 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 	if (blind && !lasting) {
 		msk->silence_from = rack_sent;
 		msk->silence_until = U64_MAX;
+		msk->silence_at = now;
 		mrc_cc_silence_begin(msk);
 	}
 	for (id = 0; id < msk->nr_planes; id++) {
@@ -776,16 +782,19 @@ static void mrc_rtt_rcvd(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 }
 
 /*
- * The peer echoed the copy sent at @sent of a packet that was taken for
- * lost: if a silence of every path had that copy in flight, the copy was
- * held on the way (or the peer was), and the silence was a delay.  An
- * echo the peer told before (a window update repeats the last) says
- * nothing: its first telling may be what the silence lost.
+ * The peer echoed the copy sent at @sent of a packet whose timeout a
+ * silence of every path took for a loss (@cb->silenced): if that copy was
+ * in flight when the silence was found, it was held on the way (or the
+ * peer was), and the silence was a delay.  An echo the peer told before
+ * (a window update repeats the last) says nothing: its first telling may
+ * be what the silence lost.
  */
-static void mrc_echo_of_lost(struct mrc_sock *msk, u8 flags, u64 sent)
+static void mrc_echo_of_lost(struct mrc_sock *msk,
+			     const struct mrc_skb_cb *cb, u8 flags, u64 sent)
 {
-	if (msk->silence_undoable && !(flags & MRC_F_ECHO_TOLD) &&
-	    mrc_sent_in_silence(msk, sent))
+	if (msk->silence_undoable && cb->silenced &&
+	    !(flags & MRC_F_ECHO_TOLD) &&
+	    sent > msk->silence_from && sent < msk->silence_at)
 		mrc_cc_silence_undo(msk);
 }
 
@@ -818,12 +827,13 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		 */
 		mrc_rtt_rcvd(msk, &msk->planes[cb->first_plane], ack,
 			     cb->first_sent, now);
-		mrc_echo_of_lost(msk, flags, cb->first_sent);
+		mrc_echo_of_lost(msk, cb, flags, cb->first_sent);
 		cb = NULL;
 	}
 	if (!cb || cb->psn != echo_psn) {
 		/* Acknowledged already, by an ACK that came faster. */
 		if (flags & MRC_F_ECE) {
+			msk->silence_undoable = false;
 			MRC_MSK_INC_STATS(msk, MRC_MIB_ECE_RCVD);
 			mrc_ce_rcvd_late(msk, ntohs(ack->echo_ev));
 		}
@@ -847,8 +857,9 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	}
 	mrc_rtt_rcvd(msk, cp, ack, cb->sent, now);
 	if (cb->lost)
-		mrc_echo_of_lost(msk, flags, cb->sent);
+		mrc_echo_of_lost(msk, cb, flags, cb->sent);
 	if (flags & MRC_F_ECE) {
+		msk->silence_undoable = false;
 		MRC_MSK_INC_STATS(msk, MRC_MIB_ECE_RCVD);
 		mrc_path_ce(cp, &msk->ev_table[cb->ev_idx]);
 		cp->ce_marked++;

@@ -274,18 +274,15 @@ mrc_stall_port()
 
 # mrc_host_stall MS: the host pauses this whole guest for MS milliseconds,
 # every CPU, timer and queue at once, as a hypervisor that deschedules a
-# VM does.
+# VM does.  A port that nobody serves blocks its writer: bounded.
 mrc_host_stall()
 {
-	local port fd reply
+	local port
 
 	port=$(mrc_stall_port)
 	[ -n "$port" ] || return 1
-	exec {fd}<> "$port" || return 1
-	echo "$1" >&"$fd"
-	read -r -t 30 reply <&"$fd"
-	exec {fd}>&-
-	[ "$reply" = ok ]
+	timeout 30 bash -c 'exec 3<> "$1" && echo "$2" >&3 &&
+		read -r reply <&3 && [ "$reply" = ok ]' - "$port" "$1"
 }
 
 # mrc_addr FAMILY K H: the address of host H on pair or plane K:

@@ -42,7 +42,7 @@ mrc_need_mrcize
 mrc_need_bin mrc_xfer
 mrc_need_cmd python3 socat tc jq
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
-mrc_need_mod sch_netem
+mrc_need_mod sch_netem sch_plug
 
 mrc_plan 24
 
@@ -271,13 +271,16 @@ pause()
 	fi
 	kill -0 "$cli" 2> /dev/null ||
 		mrc_fail "the transfer ended before the pause did" || rc=1
+	# What the pause did, and not the rest of the transfer: two seconds
+	# for the answers held to come and be read.
+	sleep 2
+	for k in "${!counters[@]}"; do
+		pause_moved+="${counters[k]} $(($(mrc_counter "$A" "${counters[k]}") - before[k]))"$'\n'
+	done
 	wait "$cli" || mrc_fail "the transfer failed: $(cat "$tmp/c.err")" || rc=1
 	wait "$srv" || mrc_fail "the server failed: $(cat "$tmp/s.err")" || rc=1
 	for k in c s; do
 		pause_sums+=" $(awk '$1 == "conn" { print $8 }' "$tmp/$k.out")"
-	done
-	for k in "${!counters[@]}"; do
-		pause_moved+="${counters[k]} $(($(mrc_counter "$A" "${counters[k]}") - before[k]))"$'\n'
 	done
 	mrc_info "$how: $(echo "$pause_moved" | tr '\n' ' ')"
 	return "$rc"
