@@ -173,19 +173,17 @@ echoes_go_on()
 		mrc_fail "an echo waited ${longest:-?} ms"
 }
 
-# stall FAMILY: a transfer over one plane, black-holed for half a second
-# both ways; sets stall_retired (EVs retired meanwhile) and stall_sums.
-stall()
+# one_plane_transfer FAMILY [HOOK]: hosts $A and $B on one plane (HOOK
+# run once it is there), and a stream of 256 MiB from $A to $B, under
+# way: 2,000 packets sent.  Its client in $cli, its server in $srv.
+one_plane_transfer()
 {
-	local fam=$1 peer cli k rc=0 ret0 ret1 ret2 sent0 sil0 spu0
+	local fam=$1 hook=$2 peer sent0
 
-	mrc_kill_jobs
-	mrc_cleanup
-	stall_retired='' stall_sums='' stall_counters='' stall_silence=''
-	stall_spurious=''
 	mrc_ns_add "$A" "$B" &&
 		mrc_link_hosts "$A" "$B" "$fam" 1 1 &&
 		mrc_add_planes "$A" "$B" "$fam" 1 1 || return 1
+	[ -z "$hook" ] || "$hook" || return 1
 	peer=$(mrc_addr "$fam" 1 2)
 	mrc_xfer_server "$B" "$PORT" "$tmp" || return 1
 	sent0=$(mrc_counter "$A" DataSent)
@@ -193,7 +191,30 @@ stall()
 		> "$tmp/c.out" 2> "$tmp/c.err" &
 	cli=$!
 	mrc_wait_for 20 eval "[ \$((\$(mrc_counter $A DataSent) - $sent0)) -gt 2000 ]" ||
-		mrc_fail "the transfer did not start: $(cat "$tmp/c.err")" || return 1
+		mrc_fail "the transfer did not start: $(cat "$tmp/c.err")"
+}
+
+# add_plug: a plug qdisc on $B's plane, letting everything through until
+# told to hold it.
+add_plug()
+{
+	tc -n "$B" qdisc add dev veth1 root handle 1: plug limit 100000000 &&
+		tc -n "$B" qdisc change dev veth1 root handle 1: plug \
+			release_indefinite ||
+		mrc_fail "cannot add a plug qdisc"
+}
+
+# stall FAMILY: a transfer over one plane, black-holed for half a second
+# both ways; sets stall_retired (EVs retired meanwhile) and stall_sums.
+stall()
+{
+	local fam=$1 k rc=0 ret0 ret1 ret2 sil0 spu0
+
+	mrc_kill_jobs
+	mrc_cleanup
+	stall_retired='' stall_sums='' stall_counters='' stall_silence=''
+	stall_spurious=''
+	one_plane_transfer "$fam" || return 1
 	ret0=$(mrc_counter "$A" EvRetired)
 	sil0=$(mrc_counter "$A" LossSilence)
 	spu0=$(mrc_counter "$A" SpuriousSilences)
@@ -232,31 +253,17 @@ stall()
 # Sets pause_moved: "COUNTER DELTA" lines of the sender, and pause_sums.
 pause()
 {
-	local fam=$1 how=$2 peer cli k rc=0 sent0 before=()
+	local fam=$1 how=$2 k rc=0 before=()
 	local counters=(LossTimeout LossSilence SpuriousSilences EvRetired)
 
 	mrc_kill_jobs
 	mrc_cleanup
 	pause_moved='' pause_sums=''
-	mrc_ns_add "$A" "$B" &&
-		mrc_link_hosts "$A" "$B" "$fam" 1 1 &&
-		mrc_add_planes "$A" "$B" "$fam" 1 1 || return 1
 	if [ "$how" = held ]; then
-		# A plug holds everything until told to let it go.
-		tc -n "$B" qdisc add dev veth1 root handle 1: plug \
-			limit 100000000 &&
-			tc -n "$B" qdisc change dev veth1 root handle 1: plug \
-				release_indefinite ||
-			mrc_fail "cannot add a plug qdisc" || return 1
+		one_plane_transfer "$fam" add_plug || return 1
+	else
+		one_plane_transfer "$fam" || return 1
 	fi
-	peer=$(mrc_addr "$fam" 1 2)
-	mrc_xfer_server "$B" "$PORT" "$tmp" || return 1
-	sent0=$(mrc_counter "$A" DataSent)
-	ip netns exec "$A" "$XFER" -c "$peer" -p "$PORT" -s 256M -T 120 \
-		> "$tmp/c.out" 2> "$tmp/c.err" &
-	cli=$!
-	mrc_wait_for 20 eval "[ \$((\$(mrc_counter $A DataSent) - $sent0)) -gt 2000 ]" ||
-		mrc_fail "the transfer did not start: $(cat "$tmp/c.err")" || return 1
 	for k in "${counters[@]}"; do
 		before+=("$(mrc_counter "$A" "$k")")
 	done
