@@ -40,7 +40,12 @@
 #     blocks beyond snd_nxt or 2^31 away free nothing (sent while A's
 #     packets are black-holed, so that freeing one loses it for good) and
 #     cost A no more than a few milliseconds each;
-#  5. slab usage of MRC sockets, rings and skbs back near the baseline.
+#  5. a silence that M's client keeps while B writes to it, until B's
+#     timeouts take what it had in flight for lost, then an echo of one
+#     of those packets: with ECHO_TOLD (a repeated echo, such as a window
+#     update's) B gives no window back; without it, B counts the silence
+#     spurious (SpuriousSilences) and does;
+#  6. slab usage of MRC sockets, rings and skbs back near the baseline.
 #
 # HOSTILE_CASES="2 3" runs only those cases (the others are skipped).
 
@@ -56,7 +61,7 @@ HOSTILE=$MRC_DIR/mrc_hostile.py
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 mrc_need_mod sch_netem
 
-mrc_plan 11
+mrc_plan 13
 
 # The listen() backlog of the flooded listeners, and the contract's bounds.
 BACKLOG=16
@@ -802,7 +807,40 @@ forged()
 }
 
 ############################################################################
-# 5. Slab usage.
+# 5. A silence, ended by an echo of a packet B took for lost.
+
+# silence_echo told|plain: M reads a stream from B up to a pause of the
+# writer, then falls silent until B resends what it wrote after; its echo
+# of a first copy sent before the silence was found undoes B's cuts
+# (SpuriousSilences + 1) unless it carries ECHO_TOLD.
+silence_echo()
+{
+	local how=$1 want=1 told= rc=0 sil0 sil1 spu0 spu1 t
+
+	[ "$how" = told ] && want=0 told=--told
+	port=$((port + 1))
+	start_server silent-writer "$B" python3 "$HOSTILE" server --port "$port" \
+		--mode write --bytes $((4 << 20)) --split $((256 << 10)) --pause 1 ||
+		return 1
+	ip netns exec "$M" python3 "$HOSTILE" silence --port "$port" \
+		--ns "$B" $told > "$tmp/silence-$how.out" 2> "$tmp/silence-$how.err" ||
+		rc=1
+	kill "$pid" 2> /dev/null
+	mrc_show "$tmp/silence-$how.out"
+	[ "$rc" = 0 ] || mrc_fail "the silent client: $(cat "$tmp/silence-$how.err")" ||
+		return 1
+	# "counter NAME START BEFORE AFTER" of B's namespace: at the start,
+	# and around the echo.
+	read -r _ _ sil0 sil1 t < <(grep '^counter LossSilence ' "$tmp/silence-$how.out")
+	read -r _ _ t spu0 spu1 < <(grep '^counter SpuriousSilences ' "$tmp/silence-$how.out")
+	[ "$((sil1 - sil0))" -gt 0 ] ||
+		mrc_fail "B took nothing for lost to a silence" || return 1
+	[ $((spu1 - spu0)) = "$want" ] ||
+		mrc_fail "SpuriousSilences went from $spu0 to $spu1 on a $how echo, not up by $want"
+}
+
+############################################################################
+# 6. Slab usage.
 
 SLABS='^(MRC|skbuff_head_cache|skbuff_fclone_cache|skbuff_small_head|kmalloc-(cg-)?(512|1k|2k|4k|8k)) '
 
@@ -921,6 +959,10 @@ one_case 4 "4: RSTs with the right ids and DSNs outside [snd_una, snd_nxt] do no
 	forged rst
 one_case 4 "4: ACKs with cumulative DSNs or SACK blocks beyond snd_nxt or 2^31 away free no data in flight and take < $READ_MS ms to read" \
 	forged ack
-one_case 5 "5: slab usage of MRC sockets, rings and skbs back near the baseline" memory
+one_case 5 "5: after a silence, an echo with ECHO_TOLD of a copy B took for lost gives B no window back" \
+	silence_echo told
+one_case 5 "5: the same echo without ECHO_TOLD proves the silence spurious: B counts it and undoes its cuts" \
+	silence_echo plain
+one_case 6 "6: slab usage of MRC sockets, rings and skbs back near the baseline" memory
 
 mrc_finish

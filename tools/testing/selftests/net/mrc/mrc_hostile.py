@@ -24,6 +24,7 @@
 #   forge               case 4: RST and ACK with the right ids
 #   judge-victim        case 2: what V and B's devices saw
 #   judge-flood         case 3: SYN_ACKs B sent to spoofed addresses
+#   silence             case 5: go silent, then echo a copy B took for lost
 
 import argparse
 import array
@@ -35,6 +36,7 @@ import random
 import select
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -45,7 +47,7 @@ SYN, SYN_ACK, DATA, ACK, PROBE, RST, NACK = range(1, 8)
 TYPE_NAMES = {SYN: "syn", SYN_ACK: "syn_ack", DATA: "data", ACK: "ack",
               PROBE: "probe", RST: "rst", NACK: "nack"}
 F_LAST, F_FIN, F_RETX, F_TRIMMED, F_ACK = 0x01, 0x02, 0x04, 0x08, 0x10
-F_ECE, F_PROBE_ECHO = 0x01, 0x02
+F_ECE, F_PROBE_ECHO, F_ECHO_TOLD = 0x01, 0x02, 0x04
 
 HDR = struct.Struct("!BBHIIIIII")       # struct mrc_hdr, 28 bytes
 SYNB = struct.Struct("!HHIHBB")         # struct mrc_syn, 12 bytes
@@ -758,7 +760,10 @@ def serve_one(args, s, n, host, data):
                          struct.pack("ii", 1, 0))
         elif args.mode == "write":
             s.settimeout(args.timeout)
-            s.sendall(data)
+            # The first SPLIT bytes, a pause, then the rest.
+            s.sendall(data[:args.split])
+            time.sleep(args.pause if args.split else 0)
+            s.sendall(data[args.split:])
             say("wrote", n, host, len(data))
         else:
             s.settimeout(args.timeout)
@@ -1054,6 +1059,82 @@ def cmd_malclient(args):
         json.dump(res, f)
 
 
+# -- case 5: a silence, ended by an echo ----------------------------------
+
+def snmp(ns):
+    """The MrcExt counters of namespace NS."""
+    out = subprocess.run(["ip", "netns", "exec", ns, "cat",
+                          "/proc/net/mrc_snmp"], check=True,
+                         capture_output=True, text=True).stdout
+    rows = [ln.split()[1:] for ln in out.splitlines()
+            if ln.startswith("MrcExt:")]
+    return dict(zip(rows[0], map(int, rows[1])))
+
+
+def cmd_silence(args):
+    """Read B's stream, acknowledging it, up to B's pause (server --split),
+    then answer nothing: B's timeouts find every path silent and take what
+    it sent after the pause for lost, with nothing older unanswered.  Then
+    echo one such packet, sent before the silence was found: with the flag
+    ECHO_TOLD (a repeated echo, as a window update's, which proves
+    nothing) or without (the first echo of a copy held on the way, which
+    proves the silence a delay).  Reports B's counters at the start, and
+    just before and after that echo, with nothing else from us between."""
+    rng = random.Random(args.seed)
+    udp = Udp()
+    c = Client("silence", "silence", args.plane,
+               {1: addr(1, "M"), 2: addr(2, "M")}, rng, args.port, 0)
+    c.spoofed = SPOOFED_PROBES
+    start = snmp(args.ns)
+    # The first copies that came in the silence, and those of them that B
+    # resent, in the order of the resends: B took those for lost.
+    firsts, held = {}, []
+    deadline = time.monotonic() + args.timeout
+    while len(held) < 2 and time.monotonic() < deadline:
+        c.tick(udp, None, time.monotonic())
+        socks = list(udp.socks.items())
+        r, _, _ = select.select([s for _, s in socks], [], [], 0.01)
+        for plane, s in socks:
+            while s in r:
+                try:
+                    payload, (src, *_) = s.recvfrom(65536)
+                except BlockingIOError:
+                    break
+                p = parse(payload)
+                if not p or p["dst"] != c.cid:
+                    continue
+                if len(c.stream) < args.before:
+                    c.input(udp, plane, src, p)
+                elif p["type"] != DATA or \
+                        (p["dsn"] - c.rcv_nxt) & M32 >= 1 << 31:
+                    # Late copies of what we read are no part of it.
+                    continue
+                elif not p["flags"] & F_RETX:
+                    firsts.setdefault(p["dsn"], (plane, p))
+                elif p["dsn"] in firsts and firsts[p["dsn"]] not in held:
+                    held.append(firsts[p["dsn"]])
+    # The second: the first may have been taken for lost by its path's
+    # timeout alone, before B found every path silent.
+    if len(held) < 2:
+        say("no_silence", "read", len(c.stream), "state", c.state,
+            "firsts", len(firsts), "held", len(held))
+        sys.exit(1)
+    plane, p = held[1]
+    before = snmp(args.ns)
+    flags = F_ECHO_TOLD if args.told else 0
+    udp.send(plane, c.ack(p, flags), addr(plane, "B"))
+    time.sleep(args.settle)
+    after = snmp(args.ns)
+    # Done: B must not hold the connection for case 5's slab count.
+    udp.send(plane, c.hdr(RST, dsn=c.rcv_nxt), addr(plane, "B"))
+    say("echoed", "plane", plane, "psn", p["psn"], "dsn", p["dsn"],
+        "told", "yes" if args.told else "no", "read", len(c.stream))
+    for key in sorted(after):
+        if key in ("LossSilence", "SpuriousSilences") or \
+                after[key] != start[key]:
+            say("counter", key, start[key], before[key], after[key])
+
+
 # -- pcap files written by tcpdump -----------------------------------------
 
 def pcap(path):
@@ -1347,6 +1428,9 @@ def main():
     p.add_argument("--mode", choices=("write", "read", "reset"),
                    default="read")
     p.add_argument("--bytes", type=int, default=0)
+    p.add_argument("--split", type=int, default=0,
+                   help="write: pause after this many bytes")
+    p.add_argument("--pause", type=float, default=1)
     p.add_argument("--timeout", type=float, default=60)
 
     for name in ("fuzz", "forge"):
@@ -1387,6 +1471,19 @@ def main():
     p.add_argument("--pause", type=float, default=0.2)
     p.add_argument("--seed", type=int, default=3)
 
+    p = sub.add_parser("silence")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--ns", required=True, help="B's namespace")
+    p.add_argument("--plane", type=int, default=1,
+                   help="the plane of the SYN")
+    p.add_argument("--told", action="store_true",
+                   help="the echo carries ECHO_TOLD")
+    p.add_argument("--before", type=int, default=256 << 10,
+                   help="bytes read before the silence: B's --split")
+    p.add_argument("--settle", type=float, default=0.3)
+    p.add_argument("--timeout", type=float, default=30)
+    p.add_argument("--seed", type=int, default=5)
+
     p = sub.add_parser("judge-victim")
     p.add_argument("--conns", required=True)
     p.add_argument("--victim", required=True)
@@ -1413,6 +1510,7 @@ COMMANDS = {
     "client": cmd_client,
     "malclient": cmd_malclient,
     "flood": cmd_flood,
+    "silence": cmd_silence,
     "judge-victim": cmd_judge_victim,
     "judge-flood": cmd_judge_flood,
 }
