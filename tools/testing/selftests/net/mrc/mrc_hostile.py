@@ -1078,17 +1078,22 @@ def cmd_silence(args):
     echo one such packet, sent before the silence was found: with the flag
     ECHO_TOLD (a repeated echo, as a window update's, which proves
     nothing) or without (the first echo of a copy held on the way, which
-    proves the silence a delay).  Reports B's counters at the start, and
-    just before and after that echo, with nothing else from us between."""
+    proves the silence a delay).  Reports B's counters at the start, when
+    the silence began, and just before and after that echo, with nothing
+    else from us between."""
     rng = random.Random(args.seed)
     udp = Udp()
     c = Client("silence", "silence", args.plane,
                {1: addr(1, "M"), 2: addr(2, "M")}, rng, args.port, 0)
     c.spoofed = SPOOFED_PROBES
     start = snmp(args.ns)
-    # The first copies that came in the silence, and those of them that B
+    # The silence begins with the first packet B sends after its pause:
+    # until then, late copies of what we read are answered, so that none
+    # of them is left unanswered on a plane as the silence begins (a
+    # path's timeout, which rightly keeps the silence's cuts).  Then the
+    # first copies that came in the silence, and those of them that B
     # resent, in the order of the resends: B took those for lost.
-    firsts, held = {}, []
+    silent, firsts, held, begun = False, {}, [], None
     deadline = time.monotonic() + args.timeout
     while len(held) < 2 and time.monotonic() < deadline:
         c.tick(udp, None, time.monotonic())
@@ -1103,11 +1108,14 @@ def cmd_silence(args):
                 p = parse(payload)
                 if not p or p["dst"] != c.cid:
                     continue
-                if len(c.stream) < args.before:
+                new = p["type"] == DATA and c.rcv_nxt is not None and \
+                    (p["dsn"] - c.rcv_nxt) & M32 < 1 << 31
+                silent = silent or (new and len(c.stream) >= args.before)
+                if silent and not begun:
+                    begun = snmp(args.ns)
+                if not silent:
                     c.input(udp, plane, src, p)
-                elif p["type"] != DATA or \
-                        (p["dsn"] - c.rcv_nxt) & M32 >= 1 << 31:
-                    # Late copies of what we read are no part of it.
+                elif not new:
                     continue
                 elif not p["flags"] & F_RETX:
                     firsts.setdefault(p["dsn"], (plane, p))
@@ -1130,9 +1138,10 @@ def cmd_silence(args):
     say("echoed", "plane", plane, "psn", p["psn"], "dsn", p["dsn"],
         "told", "yes" if args.told else "no", "read", len(c.stream))
     for key in sorted(after):
-        if key in ("LossSilence", "SpuriousSilences") or \
+        if key in ("LossSilence", "LossTimeout", "SpuriousSilences") or \
                 after[key] != start[key]:
-            say("counter", key, start[key], before[key], after[key])
+            say("counter", key, start[key], begun[key], before[key],
+                after[key])
 
 
 # -- pcap files written by tcpdump -----------------------------------------
