@@ -1085,7 +1085,6 @@ def cmd_silence(args):
     udp = Udp()
     c = Client("silence", "silence", args.plane,
                {1: addr(1, "M"), 2: addr(2, "M")}, rng, args.port, 0)
-    c.spoofed = SPOOFED_PROBES
     start = snmp(args.ns)
     # The silence begins with the first packet B sends after its pause:
     # until then, late copies of what we read are answered, so that none
@@ -1133,7 +1132,7 @@ def cmd_silence(args):
     udp.send(plane, c.ack(p, flags), addr(plane, "B"))
     time.sleep(args.settle)
     after = snmp(args.ns)
-    # Done: B must not hold the connection for case 5's slab count.
+    # Done: B must not hold the connection for case 6's slab count.
     udp.send(plane, c.hdr(RST, dsn=c.rcv_nxt), addr(plane, "B"))
     say("echoed", "plane", plane, "psn", p["psn"], "dsn", p["dsn"],
         "told", "yes" if args.told else "no", "read", len(c.stream))
