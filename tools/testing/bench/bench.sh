@@ -8,7 +8,7 @@
 # OUT/results.jsonl; tools/testing/bench/report turns them into a table
 # and plots.
 #
-#   bench.sh [-q] [-e] [-P] [-o OUT] [-r MBIT] [-d SECONDS] [-N CONNS] [-T mrc,tcp,mptcp] [-s NAME=VALUE] [SCENARIO...]
+#   bench.sh [-q] [-e] [-P] [-o OUT] [-r MBIT] [-d SECONDS] [-N CONNS] [-T mrc,tcp,mptcp] [-s NAME=VALUE] [-R REPEATS] [SCENARIO...]
 #
 #   -q   quick mode: short runs of a few scenarios (a smoke test for CI)
 #   -o   output directory (default /tmp/bench)
@@ -31,6 +31,10 @@
 #        to compare settings, e.g. -s target_delay_us=0
 #   -b   buffers of rtt50 and rtt200 in MiB, every transport's (default
 #        16: the 2.5 MB window of both and room for the queue)
+#   -R   run each scenario REPEATS times (default 1), each time on a
+#        topology built afresh and with every transport in turn, so that
+#        a slow spell of the machine falls on all of them; each record
+#        says which repeat it is, and the report gives min/median/max
 #
 # Scenarios: planes1 planes2 planes4 planes8 fabric blackhole linkdown
 # loss1 latency_under_load incast victim rtt1 rtt5 rtt50 rtt200 unlimited jumbo
@@ -58,7 +62,9 @@ transports=mrc,tcp,mptcp
 nconns=
 sysctls=()
 profile=0
-while getopts "qePo:r:d:N:T:s:b:h" opt; do
+repeats=1
+rep=1
+while getopts "qePo:r:d:N:T:s:b:R:h" opt; do
 	case $opt in
 	q) quick=1 ;;
 	o) out=$OPTARG ;;
@@ -70,10 +76,13 @@ while getopts "qePo:r:d:N:T:s:b:h" opt; do
 	T) transports=$OPTARG ;;
 	s) sysctls+=("net.mrc.$OPTARG") ;;
 	b) big_mib=$OPTARG ;;
+	R) repeats=$OPTARG ;;
 	*) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+[[ $repeats =~ ^[1-9][0-9]*$ ]] ||
+	{ echo "bench: -R needs a count of 1 or more" >&2; exit 2; }
 if [ $quick = 1 ]; then
 	dur=${dur:-4}
 	pp_dur=2
@@ -396,9 +405,10 @@ record()
 {
 	jq -cn --arg scenario "$1" --arg transport "$2" --argjson limit "$3" \
 		--argjson client "${4:-null}" --argjson server "${5:-null}" \
-		--argjson extra "${6:-{\}}" '
+		--argjson extra "${6:-{\}}" --argjson rep "$rep" '
 		($server.goodput_mbps // $client.server.goodput_mbps // null) as $g |
-		{scenario: $scenario, transport: $transport, limit_mbps: $limit,
+		{scenario: $scenario, transport: $transport, repeat: $rep,
+		 limit_mbps: $limit,
 		 goodput_mbps: $g,
 		 ratio: (if $g != null and $limit > 0 then $g / $limit else null end),
 		 stall_ms: ($server.stall_ms // $client.server.stall_ms // null),
@@ -481,7 +491,7 @@ prof_stop()
 	wait "$prof_pid"
 	perf report -i "$work/perf.data" --stdio --no-children -g none \
 		--sort dso,sym --percent-limit 0.5 2> /dev/null |
-		grep -v '^$' > "$out/profile-$1-$2.txt"
+		grep -v '^$' > "$out/profile-$1-$2$([ "$repeats" = 1 ] || echo ".$rep").txt"
 	rm -f "$work/perf.data"
 }
 
@@ -856,30 +866,33 @@ jq -cn --arg kernel "$(uname -r)" --arg date "$(date -u +%FT%TZ)" \
 	--arg mem "$(awk '/MemTotal/ {print $2 " kB"}' /proc/meminfo)" \
 	--argjson rate "$rate" --argjson dur "$dur" --argjson quick $quick \
 	--arg scenarios "$scenarios" --arg transports "$transports" \
-	--argjson nconns $nconns --argjson grace $grace \
+	--argjson nconns $nconns --argjson grace $grace --argjson repeats "$repeats" \
 	--arg accel "$(dmesg | grep -q 'Hypervisor detected: KVM' && echo kvm || echo tcg)" \
 	'{kernel: $kernel, date: $date, cpus: $cpus, cpu: $cpu, memory: $mem,
 	  rate_mbps: $rate, duration_s: $dur, quick: ($quick == 1),
 	  scenarios: ($scenarios | split(" ")),
 	  transports: ($transports | split(",")), conns: $nconns,
-	  grace_s: $grace, accel: $accel}' > "$out/meta.json"
-log "bench: kernel $(uname -r), $(nproc) CPUs, $rate Mbit/s per link, $dur s per run"
+	  grace_s: $grace, accel: $accel, repeats: $repeats}' > "$out/meta.json"
+log "bench: kernel $(uname -r), $(nproc) CPUs, $rate Mbit/s per link, $dur s per run$([ "$repeats" = 1 ] || echo ", $repeats runs of each")"
 
 for sc in $scenarios; do
-	case $sc in
-	torch_allreduce|incast|victim)
-		$sc
-		continue
-		;;
-	esac
-	if ! setup "$sc"; then
-		failures=$((failures + 1))
-		continue
-	fi
-	for t in ${transports//,/ }; do
-		run "$sc" "$t"
+	for rep in $(seq 1 "$repeats"); do
+		[ "$repeats" = 1 ] || log "$sc: run $rep of $repeats"
+		case $sc in
+		torch_allreduce|incast|victim)
+			$sc
+			continue
+			;;
+		esac
+		if ! setup "$sc"; then
+			failures=$((failures + 1))
+			continue
+		fi
+		for t in ${transports//,/ }; do
+			run "$sc" "$t"
+		done
+		teardown
 	done
-	teardown
 done
 dmesg | grep -iE 'mrc|warn|bug' | tail -n 50 > "$out/dmesg.txt"
 log "bench: $(wc -l < "$res") runs, $failures failed"
