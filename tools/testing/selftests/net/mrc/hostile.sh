@@ -43,8 +43,8 @@
 #  5. a silence that M's client keeps while B writes to it, until B's
 #     timeouts take what it had in flight for lost, then an echo of one
 #     of those packets: with ECHO_TOLD (a repeated echo, such as a window
-#     update's) B gives no window back; without it, B counts the silence
-#     spurious (SpuriousSilences) and does;
+#     update's) B counts no spurious silence, so undoes no cut; without
+#     it, B counts the silence spurious (SpuriousSilences), its undo;
 #  6. slab usage of MRC sockets, rings and skbs back near the baseline.
 #
 # HOSTILE_CASES="2 3" runs only those cases (the others are skipped).
@@ -989,9 +989,9 @@ one_case 4 "4: RSTs with the right ids and DSNs outside [snd_una, snd_nxt] do no
 	forged rst
 one_case 4 "4: ACKs with cumulative DSNs or SACK blocks beyond snd_nxt or 2^31 away free no data in flight and take < $READ_MS ms to read" \
 	forged ack
-one_case 5 "5: after a silence, an echo with ECHO_TOLD of a copy B took for lost gives B no window back" \
+one_case 5 "5: after a silence, an echo with ECHO_TOLD of a copy B took for lost: B counts no spurious silence" \
 	silence_echo told
-one_case 5 "5: the same echo without ECHO_TOLD proves the silence spurious: B counts it and undoes its cuts" \
+one_case 5 "5: the same echo without ECHO_TOLD proves the silence spurious: B counts one" \
 	silence_echo plain
 one_case 6 "6: slab usage of MRC sockets, rings and skbs back near the baseline" memory
 

@@ -1086,6 +1086,17 @@ def cmd_silence(args):
     c = Client("silence", "silence", args.plane,
                {1: addr(1, "M"), 2: addr(2, "M")}, rng, args.port, 0)
     start = snmp(args.ns)
+    try:
+        silence_echo(args, udp, c, start)
+    finally:
+        # B must not hold the connection for case 6's slab count, even
+        # when this client failed.
+        if c.b_cid is not None:
+            udp.send(1, c.hdr(RST, dsn=c.rcv_nxt), addr(1, "B"))
+
+
+def silence_echo(args, udp, c, start):
+    """The body of cmd_silence(), which ends B's connection afterwards."""
     # The silence begins with the first packet B sends after its pause:
     # until then, late copies of what we read are answered, so that none
     # of them is left unanswered on a plane as the silence begins (a
@@ -1114,7 +1125,8 @@ def cmd_silence(args):
                     begun = snmp(args.ns)
                 if not silent:
                     c.input(udp, plane, src, p)
-                elif not new:
+                elif not new or src != addr(plane, "B") or \
+                        p["src"] != c.b_cid:
                     continue
                 elif not p["flags"] & F_RETX:
                     firsts.setdefault(p["dsn"], (plane, p))
@@ -1132,8 +1144,6 @@ def cmd_silence(args):
     udp.send(plane, c.ack(p, flags), addr(plane, "B"))
     time.sleep(args.settle)
     after = snmp(args.ns)
-    # Done: B must not hold the connection for case 6's slab count.
-    udp.send(plane, c.hdr(RST, dsn=c.rcv_nxt), addr(plane, "B"))
     say("echoed", "plane", plane, "psn", p["psn"], "dsn", p["dsn"],
         "told", "yes" if args.told else "no", "read", len(c.stream))
     for key in sorted(after):
