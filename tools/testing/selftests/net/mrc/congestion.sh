@@ -53,7 +53,8 @@
 #   handshake's round trip, not from 20 ms.
 #
 # The per-plane figures come from "mrcctl -j -s conn show" on the sender,
-# polled during each transfer (the connection is gone once it is over).
+# polled during each transfer (the connection is gone once it is over),
+# and for the slow peer until its last acknowledgments can have come.
 
 . "$(dirname "$0")/mrc_lib.sh"
 
@@ -177,7 +178,9 @@ conn_line()
 # (default 120).  The sender's connection as mrcctl showed
 # it during the transfer, its planes sorted by id: every sample, one a
 # line, in $tmp/NAME.samples, and the last in $tmp/NAME.json.  Both ends
-# must see the same bytes.
+# must see the same bytes.  With $linger set, mrcctl is still polled for
+# that many seconds after the server has it all: the acknowledgments of a
+# slow peer come back that long after.
 xfer()
 {
 	local name=$1 size=$2 peer=$3 limit=${4:-120} t0 t1 rc src poller c s
@@ -209,6 +212,7 @@ xfer()
 	# Until the server read the end: a transfer that fits in the send
 	# buffer is still under way when the client exits.
 	done_ns=$(($(date +%s%N) - t0))
+	[ -z "${linger:-}" ] || sleep "$linger"
 	kill "$poller" 2> /dev/null
 	wait "$poller" 2> /dev/null
 	if [ -e "$tmp/$name.all" ]; then
@@ -728,7 +732,10 @@ lazy_transfer()
 		tc -n "$B" qdisc add dev "veth$k" root netem \
 			delay "${LAZY_DELAY_MS}ms" limit 100000 || return 1
 	done
-	xfer lazy "$LAZY_SIZE" 10.0.1.2 90 && lazy_done=1
+	# Plane 2 may carry DATA only once its validation came back, 1.5 s
+	# in: its first acknowledgment can come after the last DATA arrived.
+	linger=$((LAZY_DELAY_MS / 1000 + 1)) xfer lazy "$LAZY_SIZE" 10.0.1.2 90 &&
+		lazy_done=1
 }
 
 lazy_resent()
