@@ -611,6 +611,7 @@ struct mrc_nl_conn {
 		u32		evs;
 		u32		cwnd;
 		u32		srtt_us;
+		u32		base_rtt_us;
 		u32		inflight;
 		u64		tx_packets;
 		u64		tx_bytes;
@@ -675,6 +676,7 @@ static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
 		p->evs = cp->nr_evs;
 		p->cwnd = cp->cwnd;
 		p->srtt_us = cp->srtt_us;
+		p->base_rtt_us = cp->base_rtt_us;
 		p->inflight = cp->nr_inflight;
 		p->tx_packets = cp->tx_packets;
 		p->tx_bytes = cp->tx_bytes;
@@ -695,7 +697,7 @@ static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
 static size_t mrc_nl_conn_size(const struct mrc_nl_conn *c)
 {
 	size_t plane = nla_total_size(0) +			/* the nest */
-		       6 * nla_total_size(sizeof(u32)) +
+		       7 * nla_total_size(sizeof(u32)) +
 		       nla_total_size(sizeof(u8)) +
 		       nla_total_size(sizeof(struct in6_addr)) +
 		       9 * nla_total_size_64bit(sizeof(u64));
@@ -741,6 +743,7 @@ static int mrc_nl_fill_conn_plane(struct sk_buff *skb,
 	    nla_put_u32(skb, MRC_CONN_PLANE_ATTR_EVS, p->evs) ||
 	    nla_put_u32(skb, MRC_CONN_PLANE_ATTR_CWND, p->cwnd) ||
 	    nla_put_u32(skb, MRC_CONN_PLANE_ATTR_SRTT, p->srtt_us) ||
+	    nla_put_u32(skb, MRC_CONN_PLANE_ATTR_BASE_RTT, p->base_rtt_us) ||
 	    nla_put_u32(skb, MRC_CONN_PLANE_ATTR_INFLIGHT, p->inflight) ||
 	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_TX_PACKETS,
 			      p->tx_packets, MRC_CONN_PLANE_ATTR_PAD) ||

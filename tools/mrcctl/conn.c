@@ -216,13 +216,22 @@ static bool plane_peer_address(const struct nlattr *const *tb, char *buf)
 			       MRC_CONN_PLANE_ATTR_PEER_ADDR6, buf);
 }
 
+static bool plane_us(const struct nlattr *attr, char *buf)
+{
+	if (!attr)
+		return false;
+	snprintf(buf, FIELD_LEN, "%uus", mnl_attr_get_u32(attr));
+	return true;
+}
+
 static bool plane_srtt(const struct nlattr *const *tb, char *buf)
 {
-	if (!tb[MRC_CONN_PLANE_ATTR_SRTT])
-		return false;
-	snprintf(buf, FIELD_LEN, "%uus",
-		 mnl_attr_get_u32(tb[MRC_CONN_PLANE_ATTR_SRTT]));
-	return true;
+	return plane_us(tb[MRC_CONN_PLANE_ATTR_SRTT], buf);
+}
+
+static bool plane_base_rtt(const struct nlattr *const *tb, char *buf)
+{
+	return plane_us(tb[MRC_CONN_PLANE_ATTR_BASE_RTT], buf);
 }
 
 /* "1234 pkts 1.7MB" */
@@ -270,6 +279,7 @@ static const struct nl_policy conn_plane_policy[MRC_CONN_PLANE_ATTR_MAX + 1] = {
 	[MRC_CONN_PLANE_ATTR_FLOW_LABEL]	= { MNL_TYPE_U32 },
 	[MRC_CONN_PLANE_ATTR_LOSSES]		= { MNL_TYPE_U32 },
 	[MRC_CONN_PLANE_ATTR_STATE]		= { MNL_TYPE_U32 },
+	[MRC_CONN_PLANE_ATTR_BASE_RTT]		= { MNL_TYPE_U32 },
 };
 
 /* The text line starts with "plane ID", printed apart. */
@@ -290,6 +300,10 @@ static const struct field conn_plane_field_list[] = {
 	  .type = FIELD_TEXT, .format = plane_srtt },
 	{ .json = "srtt_us",
 	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_SRTT },
+	{ .label = "base",
+	  .type = FIELD_TEXT, .format = plane_base_rtt },
+	{ .json = "base_rtt_us",
+	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_BASE_RTT },
 	{ .json = "inflight", .label = "inflight",
 	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_INFLIGHT },
 };

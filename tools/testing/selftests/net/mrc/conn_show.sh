@@ -222,15 +222,20 @@ planes_used()
 }
 
 # Both ends time the handshake on its plane: B, which sent no data, has a
-# round trip only from its SYN_ACK to A's answer.
+# round trip only from its SYN_ACK to A's answer.  The base, the smallest
+# round trip, is one of those the smoothed one averages: never above it.
 handshake_rtt()
 {
-	local ns srtt
+	local ns srtt base
 
 	for ns in "$A" "$B"; do
-		srtt=$(q "$ns" '.[0].planes[] | select(.id == 1) | .srtt_us')
+		read -r srtt base <<< "$(q "$ns" '.[0].planes[] | select(.id == 1) |
+			"\(.srtt_us) \(.base_rtt_us)"')"
 		[ "${srtt:-0}" -gt 0 ] ||
 			mrc_fail "plane 1's srtt on $ns: '$srtt'" || return 1
+		[ "${base:-0}" -gt 0 ] && [ "$base" -le "$srtt" ] ||
+			mrc_fail "plane 1's base RTT on $ns: '$base', srtt $srtt" ||
+			return 1
 	done
 }
 
@@ -275,7 +280,7 @@ text()
 	re+=" snd_wnd $num rcv_wnd $num inflight $num$"
 	[[ "${lines[0]}" =~ $re ]] || mrc_fail "connection line" || return 1
 	for k in 1 2; do
-		re="^  plane $k peer 10\.0\.$k\.2 evs $EVS active $num cwnd $num srtt ${num}us inflight $num$"
+		re="^  plane $k peer 10\.0\.$k\.2 evs $EVS active $num cwnd $num srtt ${num}us base ${num}us inflight $num$"
 		[[ "${lines[k]}" =~ $re ]] || mrc_fail "plane $k line" || return 1
 	done
 
@@ -289,7 +294,7 @@ text()
 	re+=" rx_duplicates $num acks_sent $num$"
 	[[ "${lines[1]}" =~ $re ]] || mrc_fail "counters line" || return 1
 	for k in 1 2; do
-		re="^  plane $k peer 10\.0\.$k\.2 evs $EVS active $num cwnd $num srtt ${num}us inflight $num"
+		re="^  plane $k peer 10\.0\.$k\.2 evs $EVS active $num cwnd $num srtt ${num}us base ${num}us inflight $num"
 		re+=" tx $num pkts [0-9.]+[kMGTPE]?B rx $num retx $num retired $num probes $num"
 		re+=" restored $num ce $num nacks $num( retired_evs [0-9]+(,[0-9]+)*)?$"
 		[[ "${lines[k + 1]}" =~ $re ]] || mrc_fail "plane $k line with -s" || return 1
@@ -311,12 +316,12 @@ json()
 		'["id","inflight","mss","peer_address","peer_family","peer_id","peer_port","planes","port","rcv_wnd","snd_wnd","state","type"]' &&
 		mrc_expect "plane keys without -s" \
 			"$(ctl "$B" -j conn show | jq -c '.[0].planes[0] | keys')" \
-			'["cwnd","evs","evs_active","id","inflight","peer_address","peer_family","srtt_us"]' &&
+			'["base_rtt_us","cwnd","evs","evs_active","id","inflight","peer_address","peer_family","srtt_us"]' &&
 		mrc_expect "keys with -s" "$(ctl "$B" -j -s conn show | jq -c '.[0] | keys')" \
 			'["acks_sent","id","inflight","mss","peer_address","peer_family","peer_id","peer_port","planes","port","rcv_wnd","retransmits","rx_dropped","rx_duplicates","rx_packets","snd_wnd","state","timeouts","tx_packets","type"]' &&
 		mrc_expect "plane keys with -s" \
 			"$(ctl "$B" -j -s conn show | jq -c '.[0].planes[0] | keys')" \
-			'["ce_marks","cwnd","evs","evs_active","id","inflight","nacks","peer_address","peer_family","probes","restores","retired_evs","retirements","retransmits","rx_packets","srtt_us","tx_bytes","tx_packets"]'
+			'["base_rtt_us","ce_marks","cwnd","evs","evs_active","id","inflight","nacks","peer_address","peer_family","probes","restores","retired_evs","retirements","retransmits","rx_packets","srtt_us","tx_bytes","tx_packets"]'
 }
 
 by_id()
@@ -501,7 +506,7 @@ mrc_check "ports and peer addresses on both hosts" ports_addresses
 mrc_check "type stream, state established, mss" type_state
 mrc_check "planes 1 and 2 with $EVS EVs each; plane 3 (IPv6 against IPv4) not used" \
 	planes_used
-mrc_check "both ends timed the handshake: srtt on plane 1, even on B that sent no data" \
+mrc_check "both ends timed the handshake: srtt and base RTT on plane 1, even on B that sent no data" \
 	handshake_rtt
 mrc_check "sender: packets on each plane, 4 MiB / mss in all; counters add up" \
 	sender_counters
