@@ -775,13 +775,41 @@ flows_result()
 		 complete: (length == '"$2"' and all(.complete))}'
 }
 
+# senders_view N NAME: in the middle of a run of N senders (hosts 1-N,
+# started in that order), what MRC's window control holds on each: the
+# base round trip, smoothed round trip and window of every plane, as
+# "mrcctl conn show" tells them; in $work/NAME.view, a JSON array.
+senders_view()
+{
+	local i
+
+	sleep $((dur / 2))
+	for ((i = 0; i < $1; i++)); do
+		$MRCCTL -n "${hosts[$i]}" -j conn show |
+			jq -c --argjson host $((i + 1)) '{host: $host, planes:
+				[.[0].planes // [] | .[] |
+				 {id, base_rtt_us, srtt_us, cwnd}]}'
+	done | jq -cs . > "$work/$2.view"
+}
+
+# hosts_result N NAME: each sender's goodput as its peer counted it, in
+# the order the senders started (hosts 1-N), from the clients' lines.
+hosts_result()
+{
+	local i
+
+	for ((i = 0; i < $1; i++)); do
+		grep -m 1 '"role":"client"' "$work/$2.$i" || echo null
+	done | jq -cs '[.[] | .server.goodput_mbps? // null]'
+}
+
 # incast: for each transport, 8 senders (hosts 1-8) to one receiver (host
 # 9) over four planes whose every link is limited both ways: the total
-# goodput against the receiver's four downlinks, and Jain's index over
-# the 8 flows.
+# goodput against the receiver's four downlinks, Jain's index over the 8
+# flows, each host's goodput, and for MRC what each held midway.
 incast()
 {
-	local t i rc s limit
+	local t i rc s limit view
 
 	link_rate=$rate
 	limit=$(echo "4 * $link_rate * $eff" | bc -l)
@@ -794,6 +822,11 @@ incast()
 		for i in 0 1 2 3 4 5 6 7; do
 			bulk_from $i 10.0.1.9 "$t" "incast.$t.$i"
 		done
+		view=null
+		if [ "$t" = mrc ]; then
+			senders_view 8 "incast.$t"
+			view=$(cat "$work/incast.$t.view")
+		fi
 		rc=0
 		for i in "${pids[@]}"; do
 			wait "$i" || rc=$?
@@ -801,11 +834,14 @@ incast()
 		s=$(flows_result "incast.$t" 8)
 		record incast "$t" "$limit" "$(grep -m 1 '"role":"client"' "$work/incast.$t.0")" \
 			"$s" "$(jq -cn --argjson rc $rc --argjson rate "$link_rate" \
-				--argjson s "$s" '{planes: 4, rate_mbps: $rate,
+				--argjson s "$s" --argjson hosts "$(hosts_result 8 "incast.$t")" \
+				--argjson view "$view" '{planes: 4, rate_mbps: $rate,
 				topology: "8 hosts to 1 over 4 planes of \($rate) Mbit/s (every link limited both ways)",
-				rc: $rc, links: [], jain: $s.jain}')"
+				rc: $rc, links: [], jain: $s.jain, hosts_mbps: $hosts}
+				+ (if $view != null then {midway: $view} else {} end)')"
 		[ $rc = 0 ] || { failures=$((failures + 1)); log "incast $t: FAILED (exit $rc)"; }
-		tail -n 1 "$res" | jq -r --argjson t $SECONDS '"[\($t)s] incast \(.transport): \(.goodput_mbps * 10 | round / 10) Mbit/s of \(.limit_mbps * 10 | round / 10), Jain \(.jain // 0 | . * 1000 | round / 1000)"' |
+		tail -n 1 "$res" | jq -r --argjson t $SECONDS '"[\($t)s] incast \(.transport): \(.goodput_mbps * 10 | round / 10) Mbit/s of \(.limit_mbps * 10 | round / 10), Jain \(.jain // 0 | . * 1000 | round / 1000); hosts 1-8: \([.hosts_mbps[] | . // 0 | . * 10 | round / 10] | join(" "))" +
+			(if .midway then "; midway, base RTT us (min over planes): \([.midway[] | [.planes[].base_rtt_us // empty] | min // 0] | join(" "))" else "" end)' |
 			tee -a "$out/log.txt"
 	done
 	teardown
