@@ -16,6 +16,11 @@
  * slow start's exit on delay in other stacks (HyStart) allows for the
  * jitter of long paths; and for the growth of avoidance, more than half
  * the target and a sixteenth of the base.
+ * A base the operator gave the plane caps the measured one: a connection
+ * that began behind a standing queue, which never saw the path empty,
+ * would take the queue for the path, keep it, and take a larger share
+ * than those that began before it, which judge the same queue against
+ * the path's real round trip.
  */
 void mrc_cc_rtt_sample(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		       u32 rtt_us)
@@ -26,6 +31,8 @@ void mrc_cc_rtt_sample(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	cp->backoff = 0;
 	if (!cp->base_rtt_us || rtt_us < cp->base_rtt_us)
 		cp->base_rtt_us = rtt_us;
+	if (cp->base_rtt_cap_us && cp->base_rtt_us > cp->base_rtt_cap_us)
+		cp->base_rtt_us = cp->base_rtt_cap_us;
 	if (target && rtt_us - cp->base_rtt_us >
 		      max(target, cp->base_rtt_us / 8))
 		cp->queue_streak += cp->queue_streak < U8_MAX;

@@ -153,6 +153,8 @@ struct mrc_addr {
  * @admin_up: whether the administrator lets connections use the plane
  * @state: an &enum mrc_plane_state, derived from the rest
  * @evs: entropy values per connection, 0 for the namespace default
+ * @base_rtt_us: the round trip of its paths without a queue, as the
+ *	operator gives it; 0 for none (see mrc_cc_rtt_sample())
  * @mib: the plane's counters, per CPU (mib.h)
  * @addr_auto: the plane picked its address from the device's: it picks
  *	again when it comes back after losing its device
@@ -174,6 +176,7 @@ struct mrc_plane {
 	bool			admin_up;
 	u8			state;
 	u32			evs;
+	u32			base_rtt_us;
 	struct mrc_plane_mib __percpu *mib;
 	bool			addr_auto;
 };
@@ -190,6 +193,7 @@ struct mrc_plane {
  * @id: the plane's id, which stays reserved for it
  * @admin_up: as in &struct mrc_plane
  * @evs: as in &struct mrc_plane
+ * @base_rtt_us: as in &struct mrc_plane
  *
  * When a plane's device is unregistered (deleted, its driver unloaded, or
  * moved to another namespace), the plane's settings are kept here and the
@@ -209,6 +213,7 @@ struct mrc_plane_pending {
 	u8			id;
 	bool			admin_up;
 	u32			evs;
+	u32			base_rtt_us;
 };
 
 /* Parameters of a plane to add, from netlink. */
@@ -220,6 +225,14 @@ struct mrc_plane_cfg {
 	struct in6_addr		addr6;
 	bool			admin_up;
 	u32			evs;
+	u32			base_rtt_us;
+};
+
+/* What "plane set" may change on a plane, or on one without a device. */
+struct mrc_plane_settings {
+	bool	admin_up;
+	u32	evs;
+	u32	base_rtt_us;
 };
 
 extern unsigned int mrc_net_id;
@@ -286,7 +299,10 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  *	spread over its acknowledgments (see mrc_cc_delay_growth())
  * @srtt_us: smoothed round-trip time; 0 before the first sample
  * @rttvar_us: its variation
- * @base_rtt_us: the smallest round trip measured; 0 before the first
+ * @base_rtt_us: the smallest round trip measured, but no more than
+ *	@base_rtt_cap_us; 0 before the first
+ * @base_rtt_cap_us: the plane's base round trip as the operator gave it
+ *	when the connection was made; 0 for none
  * @round_rtt_us: the smallest since the last round judged (a round of
  *	fewer than MRC_DELAY_SAMPLES samples is not: they count in the next)
  * @round_peak_us: the largest since then
@@ -347,6 +363,7 @@ struct mrc_conn_plane {
 	u32			srtt_us;
 	u32			rttvar_us;
 	u32			base_rtt_us;
+	u32			base_rtt_cap_us;
 	u32			round_rtt_us;
 	u32			round_peak_us;
 	u32			queue_peak_us;
@@ -829,7 +846,8 @@ struct mrc_plane *mrc_plane_add(struct mrc_net *mn,
 				const struct mrc_plane_cfg *cfg,
 				struct netlink_ext_ack *extack);
 void mrc_plane_del(struct mrc_plane *plane);
-void mrc_plane_update(struct mrc_plane *plane, bool admin_up, u32 evs);
+void mrc_plane_update(struct mrc_plane *plane,
+		      const struct mrc_plane_settings *set);
 u32 mrc_plane_evs(const struct mrc_plane *plane);
 struct mrc_plane_pending *mrc_plane_pending_find(struct mrc_net *mn, int id,
 						 const char *ifname);
@@ -837,7 +855,7 @@ void mrc_plane_pending_del(struct mrc_net *mn,
 			   struct mrc_plane_pending *pending);
 void mrc_plane_pending_update(struct mrc_net *mn,
 			      struct mrc_plane_pending *pending,
-			      bool admin_up, u32 evs);
+			      const struct mrc_plane_settings *set);
 
 /* socket.c */
 u32 mrc_mss_truesize(u32 mss);

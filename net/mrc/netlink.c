@@ -59,6 +59,8 @@ static int mrc_nl_fill_plane(struct sk_buff *skb, const struct mrc_plane *plane,
 	    nla_put_u8(skb, MRC_PLANE_ATTR_ADMIN_UP, READ_ONCE(plane->admin_up)) ||
 	    nla_put_u32(skb, MRC_PLANE_ATTR_STATE, READ_ONCE(plane->state)) ||
 	    nla_put_u32(skb, MRC_PLANE_ATTR_EVS, mrc_plane_evs(plane)) ||
+	    nla_put_u32(skb, MRC_PLANE_ATTR_BASE_RTT,
+			READ_ONCE(plane->base_rtt_us)) ||
 	    nla_put_u32(skb, MRC_PLANE_ATTR_MTU, READ_ONCE(plane->dev->mtu)))
 		goto nla_put_failure;
 
@@ -97,7 +99,9 @@ static int mrc_nl_fill_pending(struct sk_buff *skb, const struct mrc_net *mn,
 		       READ_ONCE(pending->admin_up)) ||
 	    nla_put_u32(skb, MRC_PLANE_ATTR_STATE,
 			MRC_PLANE_STATE_NO_DEVICE) ||
-	    nla_put_u32(skb, MRC_PLANE_ATTR_EVS, evs))
+	    nla_put_u32(skb, MRC_PLANE_ATTR_EVS, evs) ||
+	    nla_put_u32(skb, MRC_PLANE_ATTR_BASE_RTT,
+			READ_ONCE(pending->base_rtt_us)))
 		goto nla_put_failure;
 
 	if (pending->family == AF_INET) {
@@ -392,6 +396,26 @@ static int mrc_nl_parse_addr(struct genl_info *info, struct mrc_plane_cfg *cfg)
 	return 0;
 }
 
+/*
+ * A base round trip for a plane, in @val: up to MRC_BASE_RTT_MAX, which
+ * the policy does not check (the policies of older kernels take bounds of
+ * 16 bits only).
+ */
+static int mrc_nl_parse_base_rtt(struct genl_info *info, u32 *val)
+{
+	struct nlattr *attr = info->attrs[MRC_PLANE_ATTR_BASE_RTT];
+
+	if (!attr)
+		return 0;
+	if (nla_get_u32(attr) > MRC_BASE_RTT_MAX) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "base round trip above 10 s");
+		return -ERANGE;
+	}
+	*val = nla_get_u32(attr);
+	return 0;
+}
+
 int mrc_nl_plane_add_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct mrc_net *mn = mrc_pernet(genl_info_net(info));
@@ -417,6 +441,9 @@ int mrc_nl_plane_add_doit(struct sk_buff *skb, struct genl_info *info)
 		cfg.admin_up = nla_get_u8(attrs[MRC_PLANE_ATTR_ADMIN_UP]);
 	if (attrs[MRC_PLANE_ATTR_EVS])
 		cfg.evs = nla_get_u32(attrs[MRC_PLANE_ATTR_EVS]);
+	err = mrc_nl_parse_base_rtt(info, &cfg.base_rtt_us);
+	if (err)
+		return err;
 
 	rtnl_lock();
 	cfg.dev = mrc_nl_get_dev(mn->net, info);
@@ -455,25 +482,28 @@ int mrc_nl_plane_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct mrc_net *mn = mrc_pernet(genl_info_net(info));
 	struct nlattr **attrs = info->attrs;
 	struct mrc_plane_pending *pending;
+	struct mrc_plane_settings set;
 	struct mrc_plane *plane;
-	bool admin_up;
 	int err;
-	u32 evs;
 
 	rtnl_lock();
 	err = mrc_nl_get_plane(mn, info, &plane, &pending);
 	if (err)
 		goto out;
-	admin_up = plane ? plane->admin_up : pending->admin_up;
-	evs = plane ? plane->evs : pending->evs;
+	set.admin_up = plane ? plane->admin_up : pending->admin_up;
+	set.evs = plane ? plane->evs : pending->evs;
+	set.base_rtt_us = plane ? plane->base_rtt_us : pending->base_rtt_us;
 	if (attrs[MRC_PLANE_ATTR_ADMIN_UP])
-		admin_up = nla_get_u8(attrs[MRC_PLANE_ATTR_ADMIN_UP]);
+		set.admin_up = nla_get_u8(attrs[MRC_PLANE_ATTR_ADMIN_UP]);
 	if (attrs[MRC_PLANE_ATTR_EVS])
-		evs = nla_get_u32(attrs[MRC_PLANE_ATTR_EVS]);
+		set.evs = nla_get_u32(attrs[MRC_PLANE_ATTR_EVS]);
+	err = mrc_nl_parse_base_rtt(info, &set.base_rtt_us);
+	if (err)
+		goto out;
 	if (plane)
-		mrc_plane_update(plane, admin_up, evs);
+		mrc_plane_update(plane, &set);
 	else
-		mrc_plane_pending_update(mn, pending, admin_up, evs);
+		mrc_plane_pending_update(mn, pending, &set);
 	err = mrc_nl_reply_plane(mn, plane, pending, info);
 out:
 	rtnl_unlock();

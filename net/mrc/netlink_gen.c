@@ -24,7 +24,7 @@ const struct nla_policy mrc_plane_get_nl_policy[MRC_PLANE_ATTR_IFNAME + 1] = {
 };
 
 /* MRC_CMD_PLANE_ADD - do */
-const struct nla_policy mrc_plane_add_nl_policy[MRC_PLANE_ATTR_EVS + 1] = {
+const struct nla_policy mrc_plane_add_nl_policy[MRC_PLANE_ATTR_BASE_RTT + 1] = {
 	[MRC_PLANE_ATTR_ID] = NLA_POLICY_MAX(NLA_U32, MRC_PLANE_ID_MAX),
 	[MRC_PLANE_ATTR_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 	[MRC_PLANE_ATTR_IFNAME] = { .type = NLA_NUL_STRING, .len = 15, },
@@ -32,6 +32,7 @@ const struct nla_policy mrc_plane_add_nl_policy[MRC_PLANE_ATTR_EVS + 1] = {
 	[MRC_PLANE_ATTR_ADDR6] = NLA_POLICY_EXACT_LEN(16),
 	[MRC_PLANE_ATTR_ADMIN_UP] = NLA_POLICY_MAX(NLA_U8, 1),
 	[MRC_PLANE_ATTR_EVS] = NLA_POLICY_RANGE(NLA_U32, 1, MRC_EVS_MAX),
+	[MRC_PLANE_ATTR_BASE_RTT] = { .type = NLA_U32, },
 };
 
 /* MRC_CMD_PLANE_DEL - do */
@@ -42,12 +43,13 @@ const struct nla_policy mrc_plane_del_nl_policy[MRC_PLANE_ATTR_IFNAME + 1] = {
 };
 
 /* MRC_CMD_PLANE_SET - do */
-const struct nla_policy mrc_plane_set_nl_policy[MRC_PLANE_ATTR_EVS + 1] = {
+const struct nla_policy mrc_plane_set_nl_policy[MRC_PLANE_ATTR_BASE_RTT + 1] = {
 	[MRC_PLANE_ATTR_ID] = NLA_POLICY_MAX(NLA_U32, MRC_PLANE_ID_MAX),
 	[MRC_PLANE_ATTR_IFINDEX] = NLA_POLICY_MIN(NLA_U32, 1),
 	[MRC_PLANE_ATTR_IFNAME] = { .type = NLA_NUL_STRING, .len = 15, },
 	[MRC_PLANE_ATTR_ADMIN_UP] = NLA_POLICY_MAX(NLA_U8, 1),
 	[MRC_PLANE_ATTR_EVS] = NLA_POLICY_RANGE(NLA_U32, 1, MRC_EVS_MAX),
+	[MRC_PLANE_ATTR_BASE_RTT] = { .type = NLA_U32, },
 };
 
 /* MRC_CMD_CONFIG_GET - do */
@@ -84,7 +86,7 @@ const struct genl_ops mrc_nl_ops[8] = {
 		.cmd		= MRC_CMD_PLANE_ADD,
 		.doit		= mrc_nl_plane_add_doit,
 		.policy		= mrc_plane_add_nl_policy,
-		.maxattr	= MRC_PLANE_ATTR_EVS,
+		.maxattr	= MRC_PLANE_ATTR_BASE_RTT,
 		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 	{
@@ -98,7 +100,7 @@ const struct genl_ops mrc_nl_ops[8] = {
 		.cmd		= MRC_CMD_PLANE_SET,
 		.doit		= mrc_nl_plane_set_doit,
 		.policy		= mrc_plane_set_nl_policy,
-		.maxattr	= MRC_PLANE_ATTR_EVS,
+		.maxattr	= MRC_PLANE_ATTR_BASE_RTT,
 		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 	{

@@ -16,11 +16,11 @@ extern const struct nla_policy mrc_counter_nl_policy[MRC_COUNTER_ATTR_PAD + 1];
 
 extern const struct nla_policy mrc_plane_get_nl_policy[MRC_PLANE_ATTR_IFNAME + 1];
 
-extern const struct nla_policy mrc_plane_add_nl_policy[MRC_PLANE_ATTR_EVS + 1];
+extern const struct nla_policy mrc_plane_add_nl_policy[MRC_PLANE_ATTR_BASE_RTT + 1];
 
 extern const struct nla_policy mrc_plane_del_nl_policy[MRC_PLANE_ATTR_IFNAME + 1];
 
-extern const struct nla_policy mrc_plane_set_nl_policy[MRC_PLANE_ATTR_EVS + 1];
+extern const struct nla_policy mrc_plane_set_nl_policy[MRC_PLANE_ATTR_BASE_RTT + 1];
 
 extern const struct nla_policy mrc_config_get_nl_policy[MRC_CONFIG_ATTR_UDP_PORT + 1];
 

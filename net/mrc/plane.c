@@ -345,6 +345,7 @@ static struct mrc_plane *mrc_plane_create(struct mrc_net *mn,
 	plane->id = cfg->id;
 	plane->admin_up = cfg->admin_up;
 	plane->evs = cfg->evs;
+	plane->base_rtt_us = cfg->base_rtt_us;
 	plane->mib = alloc_percpu_gfp(struct mrc_plane_mib, GFP_KERNEL_ACCOUNT);
 	if (!plane->mib) {
 		err = -ENOMEM;
@@ -461,6 +462,7 @@ static void mrc_plane_keep(struct mrc_plane *plane)
 	pending->id = plane->id;
 	pending->admin_up = plane->admin_up;
 	pending->evs = plane->evs;
+	pending->base_rtt_us = plane->base_rtt_us;
 
 	__mrc_plane_del(plane, false);
 	list_add_tail_rcu(&pending->list, &mn->pending_planes);
@@ -485,6 +487,7 @@ static void mrc_plane_restore(struct mrc_net *mn,
 		.addr6		= pending->addr6,
 		.admin_up	= pending->admin_up,
 		.evs		= pending->evs,
+		.base_rtt_us	= pending->base_rtt_us,
 	};
 	struct mrc_plane *plane;
 
@@ -542,22 +545,29 @@ void mrc_plane_pending_del(struct mrc_net *mn,
 /* "plane set" on a pending plane changes what it comes back with. */
 void mrc_plane_pending_update(struct mrc_net *mn,
 			      struct mrc_plane_pending *pending,
-			      bool admin_up, u32 evs)
+			      const struct mrc_plane_settings *set)
 {
 	ASSERT_RTNL();
-	if (pending->admin_up == admin_up && pending->evs == evs)
+	if (pending->admin_up == set->admin_up && pending->evs == set->evs &&
+	    pending->base_rtt_us == set->base_rtt_us)
 		return;
-	WRITE_ONCE(pending->admin_up, admin_up);
-	WRITE_ONCE(pending->evs, evs);
+	WRITE_ONCE(pending->admin_up, set->admin_up);
+	WRITE_ONCE(pending->evs, set->evs);
+	WRITE_ONCE(pending->base_rtt_us, set->base_rtt_us);
 	mrc_nl_notify_pending(mn, pending, MRC_CMD_PLANE_CHANGE_NTF);
 }
 
-void mrc_plane_update(struct mrc_plane *plane, bool admin_up, u32 evs)
+/* Connections read @evs and @base_rtt_us when they are made. */
+void mrc_plane_update(struct mrc_plane *plane,
+		      const struct mrc_plane_settings *set)
 {
-	bool changed = plane->admin_up != admin_up || plane->evs != evs;
+	bool changed = plane->admin_up != set->admin_up ||
+		       plane->evs != set->evs ||
+		       plane->base_rtt_us != set->base_rtt_us;
 
-	WRITE_ONCE(plane->admin_up, admin_up);
-	WRITE_ONCE(plane->evs, evs);
+	WRITE_ONCE(plane->admin_up, set->admin_up);
+	WRITE_ONCE(plane->evs, set->evs);
+	WRITE_ONCE(plane->base_rtt_us, set->base_rtt_us);
 	mrc_plane_refresh(plane, changed);
 }
 

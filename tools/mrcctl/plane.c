@@ -15,6 +15,7 @@ enum plane_kw {
 	PLANE_KW_ID,
 	PLANE_KW_ADDR,
 	PLANE_KW_EVS,
+	PLANE_KW_BASE_RTT,
 	PLANE_KW_UP,
 	PLANE_KW_DOWN,
 	PLANE_KW_COUNT,
@@ -25,6 +26,7 @@ static const char *const plane_keywords[PLANE_KW_COUNT] = {
 	[PLANE_KW_ID]	= "id",
 	[PLANE_KW_ADDR]	= "addr",
 	[PLANE_KW_EVS]	= "evs",
+	[PLANE_KW_BASE_RTT] = "base-rtt",
 	[PLANE_KW_UP]	= "up",
 	[PLANE_KW_DOWN]	= "down",
 };
@@ -38,6 +40,7 @@ struct plane_args {
 	const char *ifname;
 	__u32 id;
 	__u32 evs;
+	__u32 base_rtt_us;
 	int family;
 	union {
 		struct in_addr v4;
@@ -46,10 +49,10 @@ struct plane_args {
 };
 
 const char *const plane_usage_lines[] = {
-	"plane add dev NAME [id ID] [addr ADDRESS] [evs N] [up|down]",
+	"plane add dev NAME [id ID] [addr ADDRESS] [evs N] [base-rtt USEC] [up|down]",
 	"plane del { id ID | dev NAME }",
 	"plane show [ id ID | dev NAME ]",
-	"plane set { id ID | dev NAME } [up|down] [evs N]",
+	"plane set { id ID | dev NAME } [up|down] [evs N] [base-rtt USEC]",
 	"plane flush",
 	"plane help",
 	NULL
@@ -92,6 +95,17 @@ static bool plane_state(const struct nlattr *const *tb, char *buf)
 	return plane_state_text(tb[MRC_PLANE_ATTR_STATE], buf);
 }
 
+/* "400us", or absent when the operator gave none. */
+static bool plane_base_rtt(const struct nlattr *const *tb, char *buf)
+{
+	const struct nlattr *attr = tb[MRC_PLANE_ATTR_BASE_RTT];
+
+	if (!attr || !mnl_attr_get_u32(attr))
+		return false;
+	snprintf(buf, FIELD_LEN, "%uus", mnl_attr_get_u32(attr));
+	return true;
+}
+
 static const struct nl_policy plane_policy[MRC_PLANE_ATTR_MAX + 1] = {
 	[MRC_PLANE_ATTR_ID]		= { MNL_TYPE_U32 },
 	[MRC_PLANE_ATTR_IFINDEX]	= { MNL_TYPE_U32 },
@@ -103,6 +117,7 @@ static const struct nl_policy plane_policy[MRC_PLANE_ATTR_MAX + 1] = {
 	[MRC_PLANE_ATTR_STATE]		= { MNL_TYPE_U32 },
 	[MRC_PLANE_ATTR_EVS]		= { MNL_TYPE_U32 },
 	[MRC_PLANE_ATTR_MTU]		= { MNL_TYPE_U32 },
+	[MRC_PLANE_ATTR_BASE_RTT]	= { MNL_TYPE_U32 },
 };
 
 static const struct field plane_field_list[] = {
@@ -124,6 +139,10 @@ static const struct field plane_field_list[] = {
 	  .type = FIELD_U32, .attr = MRC_PLANE_ATTR_EVS },
 	{ .json = "mtu", .label = "mtu", .header = "MTU",
 	  .type = FIELD_U32, .attr = MRC_PLANE_ATTR_MTU },
+	{ .label = "base-rtt", .header = "BASE-RTT",
+	  .type = FIELD_TEXT, .format = plane_base_rtt },
+	{ .json = "base_rtt_us",
+	  .type = FIELD_U32, .attr = MRC_PLANE_ATTR_BASE_RTT },
 };
 
 const struct field_set plane_fields = {
@@ -160,6 +179,10 @@ static int plane_parse_value(void *data, int kw, const char *val)
 		break;
 	case PLANE_KW_EVS:
 		if (!parse_u32(val, &args->evs))
+			return 0;
+		break;
+	case PLANE_KW_BASE_RTT:
+		if (!parse_u32(val, &args->base_rtt_us))
 			return 0;
 		break;
 	}
@@ -221,6 +244,9 @@ static int plane_put_args(struct nlmsghdr *nlh, const struct plane_args *args)
 				!!(args->seen & BIT(PLANE_KW_UP)));
 	if (args->seen & BIT(PLANE_KW_EVS))
 		mnl_attr_put_u32(nlh, MRC_PLANE_ATTR_EVS, args->evs);
+	if (args->seen & BIT(PLANE_KW_BASE_RTT))
+		mnl_attr_put_u32(nlh, MRC_PLANE_ATTR_BASE_RTT,
+				 args->base_rtt_us);
 	if ((args->seen & BIT(PLANE_KW_DEV)) &&
 	    mrc_nl_put_strz(nlh, MRC_PLANE_ATTR_IFNAME, args->ifname) < 0) {
 		fprintf(stderr, "mrcctl: device name too long\n");
@@ -268,7 +294,8 @@ static int plane_del(struct mrcctl *ctl, int argc, char **argv)
 
 static int plane_set(struct mrcctl *ctl, int argc, char **argv)
 {
-	unsigned long allowed = PLANE_KEY | PLANE_ADMIN | BIT(PLANE_KW_EVS);
+	unsigned long allowed = PLANE_KEY | PLANE_ADMIN | BIT(PLANE_KW_EVS) |
+				BIT(PLANE_KW_BASE_RTT);
 	struct plane_args args;
 	int err;
 
@@ -422,6 +449,10 @@ static int plane_showconf_cb(const struct nlmsghdr *nlh, void *data)
 		printf(" addr %s", addr);
 	if (tb[MRC_PLANE_ATTR_EVS])
 		printf(" evs %u", mnl_attr_get_u32(tb[MRC_PLANE_ATTR_EVS]));
+	if (tb[MRC_PLANE_ATTR_BASE_RTT] &&
+	    mnl_attr_get_u32(tb[MRC_PLANE_ATTR_BASE_RTT]))
+		printf(" base-rtt %u",
+		       mnl_attr_get_u32(tb[MRC_PLANE_ATTR_BASE_RTT]));
 	if (tb[MRC_PLANE_ATTR_ADMIN_UP] &&
 	    !mnl_attr_get_u8(tb[MRC_PLANE_ATTR_ADMIN_UP]))
 		fputs(" down", stdout);

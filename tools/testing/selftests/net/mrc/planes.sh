@@ -85,7 +85,7 @@ planes()
 {
 	ctl -j plane show |
 		jq -c 'sort_by(.id) | [.[] | {id, ifindex, ifname, family, address,
-			admin_up, state, evs, mtu}]'
+			admin_up, state, evs, mtu, base_rtt_us}]'
 }
 
 # plane_field ID KEY: one attribute of plane ID from the JSON dump.
@@ -95,14 +95,14 @@ plane_field()
 }
 
 # row ID: plane ID as a row of the text table, "ID DEV ADDRESS STATE EVS
-# MTU" (bash only: processes are slow under emulation).
+# MTU BASE-RTT" (bash only: processes are slow under emulation).
 row()
 {
-	local out id dev addr state evs mtu
+	local out id dev addr state evs mtu base
 
 	out=$(ctl plane show id "$1" 2> /dev/null) || return 1
-	{ read -r _; read -r id dev addr state evs mtu; } <<< "$out"
-	echo "$id $dev $addr $state $evs $mtu"
+	{ read -r _; read -r id dev addr state evs mtu base; } <<< "$out"
+	echo "$id $dev $addr $state $evs $mtu $base"
 }
 
 state_is()
@@ -121,11 +121,11 @@ wait_state()
 		mrc_fail "plane $1 is '$(row "$1")', expected state '$2'"
 }
 
-# plane_json ID IFNAME FAMILY ADDRESS ADMIN_UP STATE EVS MTU
+# plane_json ID IFNAME FAMILY ADDRESS ADMIN_UP STATE EVS MTU [BASE_RTT]
 plane_json()
 {
-	printf '{"id":%s,"ifindex":%s,"ifname":"%s","family":"%s","address":"%s","admin_up":%s,"state":"%s","evs":%s,"mtu":%s}' \
-		"$1" "$(ifindex "$2")" "$2" "$3" "$4" "$5" "$6" "$7" "$8"
+	printf '{"id":%s,"ifindex":%s,"ifname":"%s","family":"%s","address":"%s","admin_up":%s,"state":"%s","evs":%s,"mtu":%s,"base_rtt_us":%s}' \
+		"$1" "$(ifindex "$2")" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "${9:-0}"
 }
 
 # fails ERRNO_TEXT MESSAGE COMMAND...: COMMAND exits 1, prints nothing on
@@ -183,8 +183,8 @@ show_text()
 
 	out=$(ctl plane show) || return 1
 	mrc_expect "plane show" "$(awk '{ $1 = $1; print }' <<< "$out")" \
-		"ID DEV ADDRESS STATE EVS MTU
-0 veth1 10.1.0.1 up 32 1500"
+		"ID DEV ADDRESS STATE EVS MTU BASE-RTT
+0 veth1 10.1.0.1 up 32 1500 -"
 }
 
 show_json()
@@ -199,7 +199,7 @@ show_json()
 	mrc_expect "show, show id 0, show dev veth1, -p show; keys" \
 		"$({ echo "$all"; ctl -j plane show id 0; ctl -j plane show dev veth1;
 			echo "$pretty"; } | jq -cs '. + [.[0][0] | keys]')" \
-		"[$want,$want,$want,$want,[\"address\",\"admin_up\",\"evs\",\"family\",\"id\",\"ifindex\",\"ifname\",\"mtu\",\"state\"]]" ||
+		"[$want,$want,$want,$want,[\"address\",\"admin_up\",\"base_rtt_us\",\"evs\",\"family\",\"id\",\"ifindex\",\"ifname\",\"mtu\",\"state\"]]" ||
 		return 1
 	[[ "$pretty" == *$'\n'*$'\n'*$'\n'* ]] || mrc_fail "-p is not pretty: $pretty"
 }
@@ -214,10 +214,10 @@ udp_socket()
 lowest_free_id()
 {
 	ctl plane add dev veth3 || return 1
-	mrc_expect "plane 1" "$(row 1)" "1 veth3 10.3.0.1 up 32 9000" || return 1
+	mrc_expect "plane 1" "$(row 1)" "1 veth3 10.3.0.1 up 32 9000 -" || return 1
 	ctl plane del id 0 || return 1
 	ctl plane add dev veth1 || return 1
-	mrc_expect "plane 0" "$(row 0)" "0 veth1 10.1.0.1 up 32 1500" || return 1
+	mrc_expect "plane 0" "$(row 0)" "0 veth1 10.1.0.1 up 32 1500 -" || return 1
 	ctl plane del dev veth3
 }
 
@@ -237,7 +237,7 @@ add_explicit()
 add_ipv6()
 {
 	ctl plane add dev veth7 || return 1
-	mrc_expect "veth7, only IPv6" "$(row 1)" "1 veth7 fd00:7::1 up 32 1500" || return 1
+	mrc_expect "veth7, only IPv6" "$(row 1)" "1 veth7 fd00:7::1 up 32 1500 -" || return 1
 	ss_has '[fd00:7::1]%veth7:4793' || ss_has '[fd00:7::1]:4793' ||
 		mrc_fail "no UDP socket on [fd00:7::1]:4793: $(ss -N "$ns" -Hlun)" ||
 		return 1
@@ -255,16 +255,28 @@ set_plane()
 
 	out=$(ctl plane set id 0 down) || return 1
 	mrc_expect "set output" "$out" "" || return 1
-	mrc_expect "down" "$(row 0)" "0 veth1 10.1.0.1 admin-down 32 1500" || return 1
+	mrc_expect "down" "$(row 0)" "0 veth1 10.1.0.1 admin-down 32 1500 -" || return 1
 	ctl plane set dev veth1 up || return 1
-	mrc_expect "up" "$(row 0)" "0 veth1 10.1.0.1 up 32 1500" || return 1
+	mrc_expect "up" "$(row 0)" "0 veth1 10.1.0.1 up 32 1500 -" || return 1
 	ctl plane set id 0 evs 200 || return 1
-	mrc_expect "evs" "$(row 0)" "0 veth1 10.1.0.1 up 200 1500" || return 1
+	mrc_expect "evs" "$(row 0)" "0 veth1 10.1.0.1 up 200 1500 -" || return 1
 	ctl plane set dev veth1 down evs 256 || return 1
 	mrc_expect "evs and down" "$(ctl -j plane show id 0 | jq -c '.[0] | [.admin_up, .state, .evs]')" \
 		'[false,"admin-down",256]' || return 1
 	ctl plane set id 0 up evs 32 || return 1
-	mrc_expect "planes" "$(planes | jq -c '.[0]')" "$(plane_json 0 veth1 inet 10.1.0.1 true up 32 1500)"
+	mrc_expect "planes" "$(planes | jq -c '.[0]')" "$(plane_json 0 veth1 inet 10.1.0.1 true up 32 1500)" ||
+		return 1
+	# A base round trip, up to 10 s; 0 takes it away.
+	ctl plane set id 0 base-rtt 400 || return 1
+	mrc_expect "base-rtt" "$(row 0)" "0 veth1 10.1.0.1 up 32 1500 400us" || return 1
+	mrc_expect "base-rtt, JSON" "$(planes | jq -c '.[0]')" \
+		"$(plane_json 0 veth1 inet 10.1.0.1 true up 32 1500 400)" || return 1
+	fails "Numerical result out of range" "base round trip above 10 s" \
+		ctl plane set id 0 base-rtt 10000001 || return 1
+	mrc_expect "base-rtt kept" "$(planes | jq -c '.[0].base_rtt_us')" 400 || return 1
+	ctl plane set id 0 base-rtt 10000000 && ctl plane set dev veth1 base-rtt 0 ||
+		return 1
+	mrc_expect "base-rtt taken away" "$(row 0)" "0 veth1 10.1.0.1 up 32 1500 -"
 }
 
 del_planes()
@@ -559,7 +571,7 @@ state_dev_deleted()
 		mrc_fail "planes: $(ctl -j plane show | jq -c .)" || return 1
 	mrc_expect "count" "$(ctl -j config show | jq .planes)" 1 || return 1
 	mrc_expect "kept" "$(ctl -j plane show id 1 | jq -c .)" \
-		'[{"id":1,"ifname":"veth7","admin_up":true,"state":"no-device","evs":32}]'
+		'[{"id":1,"ifname":"veth7","admin_up":true,"state":"no-device","evs":32,"base_rtt_us":0}]'
 }
 
 state_dev_moved()
@@ -711,7 +723,8 @@ plane-change 0 veth7 no-device
 plane-del 0 veth7"
 	mrc_expect "plane events" "$seq" "$want" || return 1
 	mrc_expect "add event" "$(jq -c 'select(.event == "plane-add") | .plane' "$tmp/mon.json" | head -n 1 |
-		jq -c '{id, ifindex, ifname, family, address, admin_up, state, evs, mtu}')" \
+		jq -c '{id, ifindex, ifname, family, address, admin_up, state, evs, mtu,
+			base_rtt_us}')" \
 		"$(plane_json 0 veth1 inet 10.1.0.1 true up 32 1500)" || return 1
 	mrc_expect "config event" "$(jq -c 'select(.event == "config-change") | .config |
 		select(.default_evs == 48)' "$tmp/mon.json")" \
@@ -867,11 +880,11 @@ conf_showconf()
 		ip -n "$B" addr add fd00:6::1/64 dev veth6 nodad || return 1
 	ctl plane flush && ctl config set port 4800 evs 40 &&
 		ctl plane add dev veth1 &&
-		ctl plane add dev veth3 id 7 addr 10.3.0.9 evs 100 down &&
+		ctl plane add dev veth3 id 7 addr 10.3.0.9 evs 100 base-rtt 2500 down &&
 		ctl plane add dev veth6 id 3 || return 1
 	want="config set port 4800 evs 40
 plane add dev veth1 id 0 addr 10.1.0.1 evs 40
-plane add dev veth3 id 7 addr 10.3.0.9 evs 100 down
+plane add dev veth3 id 7 addr 10.3.0.9 evs 100 base-rtt 2500 down
 plane add dev veth6 id 3 addr fd00:6::1 evs 40"
 	mrc_expect "showconf" "$(showconf_sorted "$ns")" "$want" || return 1
 	usage_error ctl -j showconf && usage_error ctl showconf bogus
@@ -948,7 +961,7 @@ mrc_check "the plane's UDP socket is bound to 10.1.0.1:4793" udp_socket
 mrc_check "default ids are the lowest free ones" lowest_free_id
 mrc_check "add with id, addr, evs and down" add_explicit
 mrc_check "IPv6 planes, by default and by address" add_ipv6
-mrc_check "plane set up, down and evs, by id and device" set_plane
+mrc_check "plane set up, down, evs and base-rtt, by id and device" set_plane
 mrc_check "plane del by id and by device" del_planes
 mrc_check "config show, text and JSON" config_show
 mrc_check "config set port refused while planes exist (EBUSY)" config_busy

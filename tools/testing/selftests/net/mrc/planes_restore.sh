@@ -135,7 +135,7 @@ pair_deleted()
 	old_ifindex=$(ifindex "$A" veth2)
 	ip -n "$A" link del veth2 || return 1
 	wait_state "$A" 2 no-device && wait_state "$B" 2 no-device || return 1
-	want=$(printf '[{"id":2,"ifname":"veth2","family":"%s","address":"%s","admin_up":true,"state":"no-device","evs":32}]' \
+	want=$(printf '[{"id":2,"ifname":"veth2","family":"%s","address":"%s","admin_up":true,"state":"no-device","evs":32,"base_rtt_us":0}]' \
 		"$family" "$(addr 2 1)")
 	mrc_expect "plane 2 of $A" "$(ctl "$A" -j plane show id 2 | jq -c .)" "$want" ||
 		return 1
@@ -150,9 +150,9 @@ set_waiting()
 {
 	local out err
 
-	out=$(ctl "$A" -j plane set id 2 evs 20 down | jq -c '[.admin_up, .state, .evs]') ||
-		return 1
-	mrc_expect "set" "$out" '[false,"no-device",20]' || return 1
+	out=$(ctl "$A" -j plane set id 2 evs 20 base-rtt 3000 down |
+		jq -c '[.admin_up, .state, .evs, .base_rtt_us]') || return 1
+	mrc_expect "set" "$out" '[false,"no-device",20,3000]' || return 1
 	ip -n "$A" link add v9 type veth peer name p9 &&
 		ip -n "$A" addr add 10.9.0.1/24 dev v9 || return 1
 	err=$(ctl "$A" plane add dev v9 id 2 2>&1 > /dev/null)
@@ -171,8 +171,9 @@ other_namespace()
 		return 1
 	ip -n "$C" link set veth2 netns "$A" || return 1
 	wait_state "$A" 2 admin-down || return 1
-	mrc_expect "evs" "$(ctl "$A" -j plane show id 2 | jq -c '.[0] | [.ifname, .evs]')" \
-		'["veth2",20]' || return 1
+	mrc_expect "evs, base-rtt" \
+		"$(ctl "$A" -j plane show id 2 | jq -c '.[0] | [.ifname, .evs, .base_rtt_us]')" \
+		'["veth2",20,3000]' || return 1
 	ip -n "$A" link del veth2 && wait_state "$A" 2 no-device
 }
 
@@ -180,13 +181,14 @@ pair_back()
 {
 	pair_add || return 1
 	wait_state "$B" 2 up && wait_state "$A" 2 admin-down || return 1
-	ctl "$A" plane set id 2 up evs 32 && wait_state "$A" 2 up || return 1
+	ctl "$A" plane set id 2 up evs 32 base-rtt 0 && wait_state "$A" 2 up ||
+		return 1
 	[ "$(ifindex "$A" veth2)" != "$old_ifindex" ] ||
 		mrc_info "veth2 has its old ifindex again"
 	mrc_expect "plane 2 of $A" "$(ctl "$A" -j plane show id 2 |
 		jq -c '.[0] | [.id, .ifindex, .ifname, .address, .state]')" \
 		"[2,$(ifindex "$A" veth2),\"veth2\",\"$(addr 2 1)\",\"up\"]" || return 1
-	grep -qE "plane change id 2 dev veth2 addr $(addr 2 1) state admin-down evs 20 mtu 1500$" \
+	grep -qE "plane change id 2 dev veth2 addr $(addr 2 1) state admin-down evs 20 mtu 1500 base-rtt 3000us$" \
 		"$tmp/mon" || mrc_fail "monitor: $(cat "$tmp/mon")"
 }
 

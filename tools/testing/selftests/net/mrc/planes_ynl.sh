@@ -86,15 +86,16 @@ COUNTERS='[{name: "OutPkts", value: 0}, {name: "OutBytes", value: 0},
 	{name: "InPkts", value: 0}, {name: "InBytes", value: 0},
 	{name: "InDrops", value: 0}]'
 
-# plane ID IFNAME ADDR-KEY ADDR ADMIN_UP STATE EVS MTU: a plane as YNL
-# shows it, keys sorted, with its counters (no MRC traffic runs here).
+# plane ID IFNAME ADDR-KEY ADDR ADMIN_UP STATE EVS MTU [BASE_RTT]: a plane
+# as YNL shows it, keys sorted, with its counters (no MRC traffic runs
+# here).
 # Addresses show as text (display-hint), but YNL of 6.12 takes them only
 # as a number (addr4) or hex (addr6).
 plane()
 {
 	jq -cnS "{id: $1, ifindex: $(ifindex "$2"), ifname: \"$2\", $3: \"$4\",
 		\"admin-up\": $5, state: \"$6\", evs: $7, mtu: $8,
-		counter: $COUNTERS}"
+		\"base-rtt\": ${9:-0}, counter: $COUNTERS}"
 }
 
 # ynl_fails ERRNO_TEXT MESSAGE ARGS...: cli.py exits 1 with the errno text
@@ -169,12 +170,13 @@ set_plane()
 {
 	local out
 
-	out=$(ynl --multi plane-set '{"id": 0, "admin-up": 0, "evs": 64}' \
+	out=$(ynl --multi plane-set '{"id": 0, "admin-up": 0, "evs": 64, "base-rtt": 1500}' \
 		--multi plane-get '{"id": 0}' \
-		--multi plane-set '{"ifname": "veth1", "admin-up": 1, "evs": 32}') || return 1
+		--multi plane-set '{"ifname": "veth1", "admin-up": 1, "evs": 32, "base-rtt": 0}') ||
+		return 1
 	mrc_expect "replies" "$(jq -cS '.[]' <<< "$out")" \
-		"$(plane 0 veth1 addr4 10.1.0.1 0 admin-down 64 1500)
-$(plane 0 veth1 addr4 10.1.0.1 0 admin-down 64 1500)
+		"$(plane 0 veth1 addr4 10.1.0.1 0 admin-down 64 1500 1500)
+$(plane 0 veth1 addr4 10.1.0.1 0 admin-down 64 1500 1500)
 $(plane 0 veth1 addr4 10.1.0.1 1 up 32 1500)"
 }
 
@@ -297,7 +299,7 @@ mrc_check "plane-add by ifname, defaults (Python output)" add_default
 mrc_check "plane-add by ifindex with id, evs, admin-up; with addr4" add_attrs
 mrc_check "plane-get dump" dump
 mrc_check "plane-get by id and by ifname" get_one
-mrc_check "plane-set admin-up and evs" set_plane
+mrc_check "plane-set admin-up, evs and base-rtt" set_plane
 mrc_check "config-get and config-set" config
 mrc_check "stats-get" stats
 mrc_check "error: unknown device, errno and extack" error_nodev
