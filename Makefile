@@ -16,8 +16,9 @@
 #   make demo            boot a VM and show MRC at work
 #   make bench           boot a VM and benchmark MRC, TCP and MPTCP
 #                        (QUICK=1: a smoke run of a few minutes; REPEAT=3:
-#                        three runs of each, min/median/max), results
-#                        in build/bench/
+#                        three runs of each, min/median/max; BASE_RTT=US:
+#                        MRC's planes given that base round trip),
+#                        results in build/bench/
 #   make install         install mrc.ko (in /lib/modules/RELEASE/updates),
 #                        the tools (mrcize's library in PREFIX/lib/mrcize),
 #                        headers, man pages, completion and the systemd
@@ -173,7 +174,7 @@ demo: need-kernels all
 	@tools/testing/vm/run -q -k 6.12 -- tools/testing/demo.sh
 
 bench: need-kernels all
-	@QUICK=$(QUICK) REPEAT=$(REPEAT) tools/testing/bench/run
+	@QUICK=$(QUICK) REPEAT=$(REPEAT) BASE_RTT=$(BASE_RTT) tools/testing/bench/run
 
 # Installing on a host: README.md, "Installing on a host".  The version
 # of MRC for Linux is in one place, the VERSION file: the module's

@@ -31,6 +31,9 @@
 #        to compare settings, e.g. -s target_delay_us=0
 #   -b   buffers of rtt50 and rtt200 in MiB, every transport's (default
 #        16: the 2.5 MB window of both and room for the queue)
+#   -B   USEC: every MRC plane given this base round trip (mrcctl plane
+#        add ... base-rtt), to compare with the measured one (default:
+#        none)
 #   -R   run each scenario REPEATS times (default 1), each time on a
 #        topology built afresh and with every transport in turn, so that
 #        a slow spell of the machine falls on all of them; each record
@@ -64,7 +67,8 @@ sysctls=()
 profile=0
 repeats=1
 rep=1
-while getopts "qePo:r:d:N:T:s:b:R:h" opt; do
+base_rtt=0
+while getopts "qePo:r:d:N:T:s:b:B:R:h" opt; do
 	case $opt in
 	q) quick=1 ;;
 	o) out=$OPTARG ;;
@@ -77,12 +81,18 @@ while getopts "qePo:r:d:N:T:s:b:R:h" opt; do
 	s) sysctls+=("net.mrc.$OPTARG") ;;
 	b) big_mib=$OPTARG ;;
 	R) repeats=$OPTARG ;;
+	B) base_rtt=$OPTARG ;;
 	*) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [[ $repeats =~ ^[1-9][0-9]*$ ]] ||
 	{ echo "bench: -R needs a count of 1 or more" >&2; exit 2; }
+[[ $base_rtt =~ ^[0-9]+$ ]] ||
+	{ echo "bench: -B needs microseconds" >&2; exit 2; }
+# What "mrcctl plane add" gives every MRC plane beside its device and id.
+plane_opts=()
+[ "$base_rtt" = 0 ] || plane_opts=(base-rtt "$base_rtt")
 if [ $quick = 1 ]; then
 	dur=${dur:-4}
 	pp_dur=2
@@ -302,12 +312,14 @@ setup_transport()
 	mrc)
 		for dev in $devs_a; do
 			k=$((k + 1))
-			$MRCCTL -n $A plane add dev "$dev" id $k || return 1
+			$MRCCTL -n $A plane add dev "$dev" id $k "${plane_opts[@]}" ||
+				return 1
 		done
 		k=0
 		for dev in $(ip -n $B -br link | awk '$1 !~ /^lo/ {sub(/@.*/, "", $1); print $1}' | sort -V); do
 			k=$((k + 1))
-			$MRCCTL -n $B plane add dev "$dev" id $k || return 1
+			$MRCCTL -n $B plane add dev "$dev" id $k "${plane_opts[@]}" ||
+				return 1
 		done
 		;;
 	mptcp)
@@ -641,7 +653,8 @@ hosts_transport()
 	mrc)
 		for ns in "${hosts[@]}"; do
 			for k in 1 2 3 4; do
-				$MRCCTL -n "$ns" plane add dev veth$k id $k || return 1
+				$MRCCTL -n "$ns" plane add dev veth$k id $k \
+					"${plane_opts[@]}" || return 1
 			done
 		done
 		;;
@@ -903,12 +916,14 @@ jq -cn --arg kernel "$(uname -r)" --arg date "$(date -u +%FT%TZ)" \
 	--argjson rate "$rate" --argjson dur "$dur" --argjson quick $quick \
 	--arg scenarios "$scenarios" --arg transports "$transports" \
 	--argjson nconns $nconns --argjson grace $grace --argjson repeats "$repeats" \
+	--argjson base_rtt "$base_rtt" \
 	--arg accel "$(dmesg | grep -q 'Hypervisor detected: KVM' && echo kvm || echo tcg)" \
 	'{kernel: $kernel, date: $date, cpus: $cpus, cpu: $cpu, memory: $mem,
 	  rate_mbps: $rate, duration_s: $dur, quick: ($quick == 1),
 	  scenarios: ($scenarios | split(" ")),
 	  transports: ($transports | split(",")), conns: $nconns,
-	  grace_s: $grace, accel: $accel, repeats: $repeats}' > "$out/meta.json"
+	  grace_s: $grace, accel: $accel, repeats: $repeats,
+	  base_rtt_us: $base_rtt}' > "$out/meta.json"
 log "bench: kernel $(uname -r), $(nproc) CPUs, $rate Mbit/s per link, $dur s per run$([ "$repeats" = 1 ] || echo ", $repeats runs of each")"
 
 for sc in $scenarios; do
