@@ -26,13 +26,14 @@ void mrc_cc_rtt_sample(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		       u32 rtt_us)
 {
 	u32 target = msk->params.target_delay_us;
-	u32 delta;
+	u32 delta, cap;
 
 	cp->backoff = 0;
 	if (!cp->base_rtt_us || rtt_us < cp->base_rtt_us)
 		cp->base_rtt_us = rtt_us;
-	if (cp->base_rtt_cap_us && cp->base_rtt_us > cp->base_rtt_cap_us)
-		cp->base_rtt_us = cp->base_rtt_cap_us;
+	cap = mrc_path_base_rtt(msk, cp - msk->planes);
+	if (cap && cp->base_rtt_us > cap)
+		cp->base_rtt_us = cap;
 	if (target && rtt_us - cp->base_rtt_us >
 		      max(target, cp->base_rtt_us / 8))
 		cp->queue_streak += cp->queue_streak < U8_MAX;

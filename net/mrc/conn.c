@@ -427,7 +427,6 @@ static void mrc_conn_count_evs(struct mrc_sock *msk, int nr_shared)
 				     READ_ONCE(mn->default_evs), 1,
 				     MRC_MAX_EVS / nr_shared);
 		cp->nr_active = cp->nr_evs;
-		cp->base_rtt_cap_us = plane ? READ_ONCE(plane->base_rtt_us) : 0;
 		cp->up = plane && READ_ONCE(plane->state) == MRC_PLANE_STATE_UP;
 		total += cp->nr_evs;
 	}

@@ -154,7 +154,8 @@ struct mrc_addr {
  * @state: an &enum mrc_plane_state, derived from the rest
  * @evs: entropy values per connection, 0 for the namespace default
  * @base_rtt_us: the round trip of its paths without a queue, as the
- *	operator gives it; 0 for none (see mrc_cc_rtt_sample())
+ *	operator gives it; 0 for none (see mrc_cc_rtt_sample()); read
+ *	locklessly on the data path
  * @mib: the plane's counters, per CPU (mib.h)
  * @addr_auto: the plane picked its address from the device's: it picks
  *	again when it comes back after losing its device
@@ -299,10 +300,8 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  *	spread over its acknowledgments (see mrc_cc_delay_growth())
  * @srtt_us: smoothed round-trip time; 0 before the first sample
  * @rttvar_us: its variation
- * @base_rtt_us: the smallest round trip measured, but no more than
- *	@base_rtt_cap_us; 0 before the first
- * @base_rtt_cap_us: the plane's base round trip as the operator gave it
- *	when the connection was made; 0 for none
+ * @base_rtt_us: the smallest round trip measured, but no more than the
+ *	local plane's base-rtt (mrc_path_base_rtt()); 0 before the first
  * @round_rtt_us: the smallest since the last round judged (a round of
  *	fewer than MRC_DELAY_SAMPLES samples is not: they count in the next)
  * @round_peak_us: the largest since then
@@ -363,7 +362,6 @@ struct mrc_conn_plane {
 	u32			srtt_us;
 	u32			rttvar_us;
 	u32			base_rtt_us;
-	u32			base_rtt_cap_us;
 	u32			round_rtt_us;
 	u32			round_peak_us;
 	u32			queue_peak_us;
@@ -982,6 +980,7 @@ void mrc_cc_silence_undo(struct mrc_sock *msk);
 
 /* path.c */
 bool mrc_path_plane_up(struct mrc_sock *msk, int id);
+u32 mrc_path_base_rtt(const struct mrc_sock *msk, int id);
 int mrc_path_pick_plane(struct mrc_sock *msk, int avoid, bool strict);
 struct mrc_ev *mrc_path_next_ev(struct mrc_conn_plane *cp, u16 avoid);
 void mrc_path_lost(struct mrc_sock *msk, struct mrc_conn_plane *cp,

@@ -39,6 +39,23 @@ bool mrc_path_plane_up(struct mrc_sock *msk, int id)
 	return up;
 }
 
+/*
+ * The base round trip the operator gave the local plane @id, 0 for none:
+ * read at every sample, so that a change reaches live connections too.
+ */
+u32 mrc_path_base_rtt(const struct mrc_sock *msk, int id)
+{
+	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
+	struct mrc_plane *plane;
+	u32 base;
+
+	rcu_read_lock();
+	plane = rcu_dereference(mn->plane_by_id[id]);
+	base = plane ? READ_ONCE(plane->base_rtt_us) : 0;
+	rcu_read_unlock();
+	return base;
+}
+
 /* Whether plane @id may carry anything to the peer but validation probes. */
 bool mrc_path_usable(struct mrc_sock *msk, int id)
 {

@@ -557,7 +557,7 @@ void mrc_plane_pending_update(struct mrc_net *mn,
 	mrc_nl_notify_pending(mn, pending, MRC_CMD_PLANE_CHANGE_NTF);
 }
 
-/* Connections read @evs and @base_rtt_us when they are made. */
+/* Connections read @evs when they are made, @base_rtt_us at every sample. */
 void mrc_plane_update(struct mrc_plane *plane,
 		      const struct mrc_plane_settings *set)
 {

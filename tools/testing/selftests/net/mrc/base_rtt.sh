@@ -17,7 +17,8 @@
 #   falls to a quarter of the first or less, below plane 2's, which sees
 #   none;
 # - a connection made after the base is taken away (base-rtt 0) measures
-#   its own on plane 1 too: connections read the plane's when made.
+#   its own on plane 1 too; given the base again, it takes it at once:
+#   connections read the plane's at every round trip.
 
 . "$(dirname "$0")/mrc_lib.sh"
 
@@ -132,19 +133,33 @@ windows()
 		mrc_fail "plane 1's window is not below a quarter of the first and plane 2's"
 }
 
+# base_at_most US: plane 1's base is US or less; sets b1.
+base_at_most()
+{
+	b1=$(plane_field 1 base_rtt_us)
+	[ -n "$b1" ] && [ "$b1" -le "$1" ]
+}
+
 # A connection made after the plane's base was taken away measures its
-# own.
+# own; given the base again, the live connection takes it.
 uncapped()
 {
-	local b1
+	local b1 rc=0
 
 	"$MRCCTL" -n "$A" plane set id 1 base-rtt 0 || return 1
 	transfer "$1" || return 1
 	b1=$(plane_field 1 base_rtt_us)
-	stop
 	mrc_info "base RTT on plane 1 without a base given: ${b1:-?} us"
 	[ "${b1:-0}" -ge $((DELAY_MS * 1000)) ] ||
-		mrc_fail "plane 1's base is below the delay"
+		mrc_fail "plane 1's base is below the delay" || rc=1
+	if [ "$rc" = 0 ]; then
+		"$MRCCTL" -n "$A" plane set id 1 base-rtt "$BASE_US" &&
+			mrc_wait_for 5 base_at_most "$BASE_US" ||
+			mrc_fail "the live connection kept a base of ${b1:-?} us" ||
+			rc=1
+	fi
+	stop
+	return "$rc"
 }
 
 for fam in 4 6; do
@@ -162,7 +177,7 @@ for fam in 4 6; do
 		capped
 	mrc_check "$name: plane 1 sees the delay as queue: its window falls below a quarter of the first, and plane 2's" \
 		windows
-	mrc_check "$name: with the base taken away, a new connection measures its own" \
+	mrc_check "$name: with the base taken away, a new connection measures its own; given again, takes it" \
 		uncapped "$fam"
 done
 mrc_finish
