@@ -898,7 +898,7 @@ some_retired()
 fabric()
 {
 	local k i rc=0 evs act ret size=96M links l1 l2 l3 l4 sum
-	local most=()
+	local most=() counters=(PlaneSilent LossTimeout LossGap EvRetired) before=()
 
 	topology fabric || return 1
 	xfer_start "$size" 10.0.101.2 || return 1
@@ -916,6 +916,9 @@ fabric()
 	sample || mrc_fail "connection gone" || rc=1
 	mrc_info "before: $(plane_figures 1)"
 	ret=${RET[1]:-0}
+	for k in "${counters[@]}"; do
+		before+=("$(mrc_counter "$A" "$k")")
+	done
 	tc -n "$R1" qdisc add dev l2 root netem loss 100% ||
 		mrc_fail "cannot add netem" || rc=1
 	if [ "$rc" = 0 ]; then
@@ -937,6 +940,12 @@ fabric()
 		mrc_info "link 2 of 4 black-holed: $((evs - act)) of $evs EVs of plane 1" \
 			"stayed retired"
 		mrc_info "$(plane_figures 1)"
+		# Why healthy EVs retired too, when they did: the plane found
+		# silent whole, timeouts, or gaps.
+		for k in "${!counters[@]}"; do
+			counters[k]+=" $(($(mrc_counter "$A" "${counters[k]}") - before[k]))"
+		done
+		mrc_info "since the black hole: ${counters[*]}"
 		[ "${RET[1]}" -gt "$ret" ] && [ "$act" -lt "$evs" ] && [ "$act" -gt 0 ] &&
 			[ $((2 * act)) -ge "$evs" ] ||
 			mrc_fail "plane 1: at most $act of $evs EVs active" || rc=1
