@@ -281,6 +281,9 @@ static void mrc_cc_round_end(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		cp->cwnd = max_t(u32, cp->cwnd - min(cut, cp->cwnd),
 				 MRC_MIN_CWND);
 		cp->ssthresh = cp->cwnd;
+		/* Not a loss's: a proof of the losses must not undo it. */
+		if (msk->undo_planes & BIT(cp - msk->planes))
+			msk->undo_lost = MRC_UNDO_NEVER;
 	}
 	if (judged)
 		cp->grow = cut || !cp->base_rtt_us ||
@@ -342,6 +345,35 @@ void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn)
 }
 
 /*
+ * Count a loss in the episode whose cuts the peer may prove spurious
+ * (mrc_cc_spurious_loss()).  An episode, as a loss round, holds the losses
+ * found until one of a packet sent after it began.  Only cuts that began a
+ * plane's loss round in the episode can be undone: the window the round
+ * began with (round_cwnd) is then the one the episode's losses took.  A
+ * loss that no proof can clear (a trim, a packet sent into a silence)
+ * makes the episode's cuts stay.
+ */
+static void mrc_cc_undo_count(struct mrc_sock *msk, struct mrc_conn_plane *cp,
+			      u32 psn, bool new_round, bool undoable)
+{
+	u16 bit = BIT(cp - msk->planes);
+
+	if (mrc_cc_round_over(msk, psn, msk->undo_psn)) {
+		msk->undo_psn = msk->next_psn;
+		msk->undo_lost = 0;
+		msk->undo_planes = 0;
+	}
+	if (!(msk->undo_planes & bit)) {
+		msk->undo_planes |= bit;
+		undoable &= new_round;
+	}
+	if (undoable && msk->undo_lost < MRC_UNDO_NEVER - 1)
+		msk->undo_lost++;
+	else
+		msk->undo_lost = MRC_UNDO_NEVER;
+}
+
+/*
  * A loss on @ev takes half of the EV's share of the window, once a round
  * trip: of the window the round began with, over the EVs then in use.
  * One hot link among those a fabric spreads the EVs over costs only the
@@ -353,15 +385,17 @@ void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn)
  * four: a bottleneck that drops one packet a round trip is answered with
  * a quarter of Reno's decrease, not with one EV's share of 32.  Trims
  * count the same way.  Losses of packets sent before the round began are
- * its own: an EV is cut at most once a round.
+ * its own: an EV is cut at most once a round.  @undoable: a proof that
+ * the packet got through may undo the cut.
  */
 void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
-		    struct mrc_ev *ev, u32 psn)
+		    struct mrc_ev *ev, u32 psn, bool undoable)
 {
+	bool first = mrc_cc_round_over(msk, psn, cp->recovery_psn);
 	u32 share, before = cp->cwnd;
-	bool first = false;
 
-	if (mrc_cc_round_over(msk, psn, cp->recovery_psn)) {
+	mrc_cc_undo_count(msk, cp, psn, first, undoable);
+	if (first) {
 		cp->recovery_psn = msk->next_psn;
 		cp->loss_round++;
 		/* A plane found silent has none in use: its whole table. */
@@ -369,7 +403,6 @@ void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		cp->round_cwnd = cp->cwnd;
 		cp->acked = 0;
 		cp->grow = 0;
-		first = true;
 	} else if (ev->cut_round == cp->loss_round) {
 		return;
 	}
@@ -386,6 +419,42 @@ void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 }
 
 /*
+ * The peer proved that a copy we took for lost got through: it echoed
+ * that copy, or told a duplicate (MRC_F_ECHO_DUP), which a resend of what
+ * had arrived is.  Once every loss of the episode is so proved, its cuts
+ * answered no congestion (packets held longer than the reorder window: a
+ * path that reorders, a host that held some back) and are undone, as
+ * TCP's DSACK undo does (RFC 3708): each plane the episode cut gets back
+ * the window its loss round began with.  Resends stay counted: the peer
+ * told one duplicate each.
+ */
+void mrc_cc_spurious_loss(struct mrc_sock *msk)
+{
+	unsigned long planes = msk->undo_planes;
+	unsigned int id;
+
+	MRC_MSK_INC_STATS(msk, MRC_MIB_SPURIOUS_LOSSES);
+	if (!msk->undo_lost || msk->undo_lost == MRC_UNDO_NEVER ||
+	    --msk->undo_lost)
+		return;
+	/* The next loss begins an episode, and each plane a round. */
+	msk->undo_lost = MRC_UNDO_NEVER;
+	msk->undo_psn = msk->next_psn - BIT(30);
+	MRC_MSK_INC_STATS(msk, MRC_MIB_LOSS_UNDOS);
+	for_each_set_bit(id, &planes, msk->nr_planes) {
+		struct mrc_conn_plane *cp = &msk->planes[id];
+		u32 before = cp->cwnd;
+
+		cp->cwnd = min(max(cp->cwnd, cp->round_cwnd),
+			       msk->snd_ring_size);
+		cp->ssthresh = max(cp->ssthresh, cp->cwnd);
+		cp->recovery_psn = msk->next_psn - BIT(30);
+		cp->loss_round++;
+		trace_mrc_cwnd_undo(msk, id, before, cp->cwnd);
+	}
+}
+
+/*
  * Every path stayed silent past a second timeout with packets of @cp in
  * flight: what the peer will take when it answers again is unknown, and
  * resending a window each timeout through a silence is a storm.  Start
@@ -397,6 +466,7 @@ void mrc_cc_on_silence(struct mrc_sock *msk, struct mrc_conn_plane *cp)
 {
 	u32 before = cp->cwnd;
 
+	msk->undo_lost = MRC_UNDO_NEVER;
 	if (cp->cwnd <= MRC_MIN_CWND)
 		return;
 	cp->ssthresh = max_t(u32, cp->round_cwnd / 2, MRC_MIN_CWND);
@@ -441,6 +511,8 @@ void mrc_cc_silence_undo(struct mrc_sock *msk)
 	if (!msk->silence_undoable)
 		return;
 	msk->silence_undoable = false;
+	msk->undo_lost = MRC_UNDO_NEVER;
+	msk->undo_psn = msk->next_psn - BIT(30);
 	MRC_MSK_INC_STATS(msk, MRC_MIB_SPURIOUS_SILENCES);
 	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];

@@ -522,8 +522,9 @@ struct mrc_ev {
  * @echo_dsn: its DSN
  * @echo_ev: its EV
  * @echo_plane: the plane it came on
- * @echo_time: when it arrived
  * @echo_told: an acknowledgment echoed it already
+ * @echo_dup: it was DATA that had arrived already
+ * @echo_time: when it arrived
  * @rto_timer: retransmission, handshake and keepalive deadlines
  * @ack_timer: coalesces acknowledgments
  * @timer_expires: when @rto_timer is set to fire
@@ -542,6 +543,12 @@ struct mrc_ev {
  * @silence_undoable: the windows the planes had then are kept, to be
  *	given back if it proves a delay (&mrc_conn_plane.undo_cwnd); no
  *	other loss or CE mark came since
+ * @undo_psn: the next PSN when the losses of the current episode began
+ *	to be counted; a loss of a packet sent since begins the next
+ * @undo_lost: losses of the episode not yet proved spurious by the peer
+ *	(%MRC_UNDO_NEVER: one that cannot be, or a cut of another kind)
+ * @undo_planes: planes whose windows the episode's losses cut, each in
+ *	a loss round that began with the episode (&mrc_conn_plane.round_cwnd)
  * @wnd_probes: probes of a shut window since it last opened
  * @close_deadline: an orphaned connection ends by then at the latest
  * @destroy_work: tears the connection down out of timer context
@@ -650,8 +657,9 @@ struct mrc_sock {
 	u32			echo_dsn;
 	u16			echo_ev;
 	u8			echo_plane;
-	u64			echo_time;
 	bool			echo_told;
+	bool			echo_dup;
+	u64			echo_time;
 
 	struct hrtimer		rto_timer;
 	struct hrtimer		ack_timer;
@@ -666,6 +674,9 @@ struct mrc_sock {
 	u64			silence_until;
 	u64			silence_at;
 	bool			silence_undoable;
+	u16			undo_lost;
+	u16			undo_planes;
+	u32			undo_psn;
 	u32			wnd_probes;
 	u64			close_deadline;
 	struct work_struct	destroy_work;
@@ -763,6 +774,7 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 				 sizeof(struct udphdr) + sizeof(struct mrc_hdr) + \
 				 sizeof(struct mrc_ack))
 #define MRC_MIN_CWND		2
+#define MRC_UNDO_NEVER		U16_MAX	/* &mrc_sock.undo_lost */
 #define MRC_ACK_EVERY		16
 #define MRC_PUSH_BURST		64
 #define MRC_CE_SKIP		4
@@ -972,8 +984,9 @@ u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn);
 void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp);
+void mrc_cc_spurious_loss(struct mrc_sock *msk);
 void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
-		    struct mrc_ev *ev, u32 psn);
+		    struct mrc_ev *ev, u32 psn, bool undoable);
 void mrc_cc_on_silence(struct mrc_sock *msk, struct mrc_conn_plane *cp);
 void mrc_cc_silence_begin(struct mrc_sock *msk);
 void mrc_cc_silence_undo(struct mrc_sock *msk);

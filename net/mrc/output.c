@@ -436,6 +436,7 @@ static bool mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
 	struct mrc_ev *ev = &msk->ev_table[cb->ev_idx];
+	bool own;
 
 	list_del(&skb->list);
 	cp->nr_inflight--;
@@ -451,16 +452,21 @@ static bool mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 	trace_mrc_lost(msk, cb->plane, cb->ev, cb->psn, cb->dsn, why);
 	if (why == MRC_LOSS_PLANE_DOWN)
 		return false;
-	mrc_cc_on_loss(msk, cp, ev, cb->psn);
 	/*
-	 * A trim is congestion, not a broken path; a packet sent into a
-	 * silence of every path tells nothing of its own.  A loss found on
-	 * other planes' evidence counts on its EV (whose retirement, when
-	 * its plane is found silent, names the losses) but says nothing of
-	 * the EV alone: a plane that is a black hole is found silent whole.
+	 * A trim is congestion, not a broken path, and its NACK proves it;
+	 * a packet sent into a silence of every path tells nothing of its
+	 * own.  Only a loss of the path's own may prove spurious.
 	 */
-	if (why == MRC_LOSS_TRIM || why == MRC_LOSS_PEER_SILENT ||
-	    mrc_sent_in_silence(msk, cb->sent))
+	own = why != MRC_LOSS_TRIM && why != MRC_LOSS_PEER_SILENT &&
+	      !mrc_sent_in_silence(msk, cb->sent);
+	mrc_cc_on_loss(msk, cp, ev, cb->psn, own);
+	/*
+	 * A loss found on other planes' evidence counts on its EV (whose
+	 * retirement, when its plane is found silent, names the losses) but
+	 * says nothing of the EV alone: a plane that is a black hole is
+	 * found silent whole.
+	 */
+	if (!own)
 		return false;
 	if (why == MRC_LOSS_ELSEWHERE)
 		ev->losses++;
@@ -816,6 +822,20 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	    mrc_before(echo_dsn, msk->snd_nxt))
 		skb = msk->snd_ring[mrc_snd_slot(msk, echo_dsn)];
 	cb = skb ? MRC_SKB_CB(skb) : NULL;
+	/*
+	 * A duplicate proves a transmission too many: a resend of what had
+	 * arrived, or a first copy that came after its resend.  So does the
+	 * first echo of a copy taken for lost and not yet resent, unless a
+	 * silence or its plane going down (not a loss) had it taken.  (The
+	 * first copy of one resent already is told by the resend's
+	 * duplicate.)
+	 */
+	if (type == MRC_PKT_ACK && (flags & MRC_F_ECHO_DUP))
+		mrc_cc_spurious_loss(msk);
+	else if (cb && cb->psn == echo_psn && cb->lost && !cb->silenced &&
+		 msk->planes[cb->plane].up && type == MRC_PKT_ACK &&
+		 !(flags & MRC_F_ECHO_TOLD))
+		mrc_cc_spurious_loss(msk);
 	if (cb && cb->psn != echo_psn && cb->first_psn == echo_psn &&
 	    type == MRC_PKT_ACK) {
 		/*
@@ -1033,6 +1053,8 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 	mrc_ack_sack(msk, skb, ack);
 	if (type == MRC_PKT_ACK && msk->echo_told)
 		flags |= MRC_F_ECHO_TOLD;
+	else if (type == MRC_PKT_ACK && msk->echo_dup)
+		flags |= MRC_F_ECHO_DUP;
 	mrc_ack_fill(msk, ack);
 
 	hdr = mrc_push_hdr(skb, type, flags, mrc_some_ev(msk, id),
