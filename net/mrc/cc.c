@@ -362,6 +362,9 @@ static void mrc_cc_undo_count(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		msk->undo_psn = msk->next_psn;
 		msk->undo_lost = 0;
 		msk->undo_planes = 0;
+		/* A floor raised since is kept while it is in flight. */
+		if (msk->undo_dsn - msk->snd_una > msk->snd_nxt - msk->snd_una)
+			msk->undo_dsn = msk->snd_una;
 	}
 	if (!(msk->undo_planes & bit)) {
 		msk->undo_planes |= bit;
@@ -419,20 +422,34 @@ void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 }
 
 /*
- * The peer proved that a copy we took for lost got through: it echoed
- * that copy, or told a duplicate (MRC_F_ECHO_DUP), which a resend of what
- * had arrived is.  Once every loss of the episode is so proved, its cuts
- * answered no congestion (packets held longer than the reorder window: a
- * path that reorders, a host that held some back) and are undone, as
- * TCP's DSACK undo does (RFC 3708): each plane the episode cut gets back
- * the window its loss round began with.  Resends stay counted: the peer
- * told one duplicate each.
+ * Resends that no loss of a path's own caused are under way (a plane went
+ * down, a silence timed a window out): the duplicates of what was sent so
+ * far prove nothing of the episode's losses.
  */
-void mrc_cc_spurious_loss(struct mrc_sock *msk)
+void mrc_cc_undo_floor(struct mrc_sock *msk)
+{
+	msk->undo_dsn = msk->snd_nxt;
+}
+
+/*
+ * The peer told a duplicate of @dsn (MRC_F_ECHO_DUP): a transmission too
+ * many, a resend of what had arrived or a first copy that came after its
+ * resend.  A duplicate of what the episode may have taken for lost
+ * (@dsn not below &mrc_sock.undo_dsn) proves one of its losses spurious.
+ * Once every loss of the episode is so proved, its cuts answered no
+ * congestion (packets held longer than the reorder window: a path that
+ * reorders, a host that held some back) and are undone, as TCP's DSACK
+ * undo does (RFC 3708): each plane the episode cut gets back the window
+ * its loss round began with, in congestion avoidance (its slow start
+ * ended with the cut).  Resends stay counted.
+ */
+void mrc_cc_spurious_loss(struct mrc_sock *msk, u32 dsn)
 {
 	unsigned long planes = msk->undo_planes;
 	unsigned int id;
 
+	if (dsn - msk->undo_dsn >= msk->snd_nxt - msk->undo_dsn)
+		return;
 	MRC_MSK_INC_STATS(msk, MRC_MIB_SPURIOUS_LOSSES);
 	if (!msk->undo_lost || msk->undo_lost == MRC_UNDO_NEVER ||
 	    --msk->undo_lost)

@@ -531,6 +531,7 @@ struct mrc_ev {
  * @syn_start: when connect() sent the first SYN
  * @syn_next: when the SYN is sent again
  * @backoff: consecutive retransmission timeouts
+ * @wnd_probes: probes of a shut window since it last opened
  * @last_progress: when the peer last answered
  * @last_advance: when the peer last took data or opened its window
  * @last_rcv: when a packet of the peer last arrived
@@ -549,7 +550,10 @@ struct mrc_ev {
  *	(%MRC_UNDO_NEVER: one that cannot be, or a cut of another kind)
  * @undo_planes: planes whose windows the episode's losses cut, each in
  *	a loss round that began with the episode (&mrc_conn_plane.round_cwnd)
- * @wnd_probes: probes of a shut window since it last opened
+ * @undo_dsn: the lowest DSN whose duplicate proves a loss of the
+ *	episode: what was unacknowledged when it began, and what was sent
+ *	after a plane went down or a silence had a window resent, whose
+ *	duplicates prove no loss of ours
  * @close_deadline: an orphaned connection ends by then at the latest
  * @destroy_work: tears the connection down out of timer context
  * @synack_sent: SYN_ACKs a half-open connection sent
@@ -667,6 +671,7 @@ struct mrc_sock {
 	u64			syn_start;
 	u64			syn_next;
 	u32			backoff;
+	u32			wnd_probes;
 	u64			last_progress;
 	u64			last_advance;
 	u64			last_rcv;
@@ -677,7 +682,7 @@ struct mrc_sock {
 	u16			undo_lost;
 	u16			undo_planes;
 	u32			undo_psn;
-	u32			wnd_probes;
+	u32			undo_dsn;
 	u64			close_deadline;
 	struct work_struct	destroy_work;
 
@@ -984,7 +989,8 @@ u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn);
 void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp);
-void mrc_cc_spurious_loss(struct mrc_sock *msk);
+void mrc_cc_spurious_loss(struct mrc_sock *msk, u32 dsn);
+void mrc_cc_undo_floor(struct mrc_sock *msk);
 void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		    struct mrc_ev *ev, u32 psn, bool undoable);
 void mrc_cc_on_silence(struct mrc_sock *msk, struct mrc_conn_plane *cp);

@@ -450,15 +450,18 @@ static bool mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 	list_add_tail(&skb->list, &msk->rtx_queue);
 	MRC_MSK_INC_STATS(msk, mib[why]);
 	trace_mrc_lost(msk, cb->plane, cb->ev, cb->psn, cb->dsn, why);
-	if (why == MRC_LOSS_PLANE_DOWN)
-		return false;
 	/*
 	 * A trim is congestion, not a broken path, and its NACK proves it;
 	 * a packet sent into a silence of every path tells nothing of its
-	 * own.  Only a loss of the path's own may prove spurious.
+	 * own.  Only a loss of the path's own may prove spurious, and the
+	 * duplicates the others' resends make prove none.
 	 */
 	own = why != MRC_LOSS_TRIM && why != MRC_LOSS_PEER_SILENT &&
-	      !mrc_sent_in_silence(msk, cb->sent);
+	      why != MRC_LOSS_PLANE_DOWN && !mrc_sent_in_silence(msk, cb->sent);
+	if (!own)
+		mrc_cc_undo_floor(msk);
+	if (why == MRC_LOSS_PLANE_DOWN)
+		return false;
 	mrc_cc_on_loss(msk, cp, ev, cb->psn, own);
 	/*
 	 * A loss found on other planes' evidence counts on its EV (whose
@@ -823,19 +826,13 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		skb = msk->snd_ring[mrc_snd_slot(msk, echo_dsn)];
 	cb = skb ? MRC_SKB_CB(skb) : NULL;
 	/*
-	 * A duplicate proves a transmission too many: a resend of what had
-	 * arrived, or a first copy that came after its resend.  So does the
-	 * first echo of a copy taken for lost and not yet resent, unless a
-	 * silence or its plane going down (not a loss) had it taken.  (The
-	 * first copy of one resent already is told by the resend's
-	 * duplicate.)
+	 * Only a duplicate proves a loss spurious: the peer echoes a packet
+	 * before it knows whether it keeps it (one beyond its window, or one
+	 * its filter refused, is echoed too).
 	 */
-	if (type == MRC_PKT_ACK && (flags & MRC_F_ECHO_DUP))
-		mrc_cc_spurious_loss(msk);
-	else if (cb && cb->psn == echo_psn && cb->lost && !cb->silenced &&
-		 msk->planes[cb->plane].up && type == MRC_PKT_ACK &&
-		 !(flags & MRC_F_ECHO_TOLD))
-		mrc_cc_spurious_loss(msk);
+	if (type == MRC_PKT_ACK &&
+	    (flags & (MRC_F_ECHO_DUP | MRC_F_ECHO_TOLD)) == MRC_F_ECHO_DUP)
+		mrc_cc_spurious_loss(msk, echo_dsn);
 	if (cb && cb->psn != echo_psn && cb->first_psn == echo_psn &&
 	    type == MRC_PKT_ACK) {
 		/*
