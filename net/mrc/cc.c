@@ -359,12 +359,24 @@ static void mrc_cc_undo_count(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	u16 bit = BIT(cp - msk->planes);
 
 	if (mrc_cc_round_over(msk, psn, msk->undo_psn)) {
+		u32 floor = msk->snd_una;
+
+		/*
+		 * Duplicates of the last episode's data, or of resends that
+		 * raised the floor, are not this one's proofs: its DSNs begin
+		 * above them (an older DSN lost again cannot be proved).
+		 */
+		if (mrc_dsn_outstanding(msk, msk->undo_nxt) &&
+		    mrc_before(floor, msk->undo_nxt))
+			floor = msk->undo_nxt;
+		if (mrc_dsn_outstanding(msk, msk->undo_dsn) &&
+		    mrc_before(floor, msk->undo_dsn))
+			floor = msk->undo_dsn;
+		msk->undo_dsn = floor;
+		msk->undo_nxt = msk->snd_nxt;
 		msk->undo_psn = msk->next_psn;
 		msk->undo_lost = 0;
 		msk->undo_planes = 0;
-		/* A floor raised since is kept while it is in flight. */
-		if (msk->undo_dsn - msk->snd_una > msk->snd_nxt - msk->snd_una)
-			msk->undo_dsn = msk->snd_una;
 	}
 	if (!(msk->undo_planes & bit)) {
 		msk->undo_planes |= bit;
@@ -429,13 +441,14 @@ void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 void mrc_cc_undo_floor(struct mrc_sock *msk)
 {
 	msk->undo_dsn = msk->snd_nxt;
+	msk->undo_lost = MRC_UNDO_NEVER;
 }
 
 /*
  * The peer told a duplicate of @dsn (MRC_F_ECHO_DUP): a transmission too
  * many, a resend of what had arrived or a first copy that came after its
  * resend.  A duplicate of what the episode may have taken for lost
- * (@dsn not below &mrc_sock.undo_dsn) proves one of its losses spurious.
+ * (&mrc_sock.undo_dsn to undo_nxt) proves one of its losses spurious.
  * Once every loss of the episode is so proved, its cuts answered no
  * congestion (packets held longer than the reorder window: a path that
  * reorders, a host that held some back) and are undone, as TCP's DSACK
@@ -448,11 +461,11 @@ void mrc_cc_spurious_loss(struct mrc_sock *msk, u32 dsn)
 	unsigned long planes = msk->undo_planes;
 	unsigned int id;
 
-	if (dsn - msk->undo_dsn >= msk->snd_nxt - msk->undo_dsn)
+	if (!msk->undo_lost || msk->undo_lost == MRC_UNDO_NEVER ||
+	    dsn - msk->undo_dsn >= msk->undo_nxt - msk->undo_dsn)
 		return;
 	MRC_MSK_INC_STATS(msk, MRC_MIB_SPURIOUS_LOSSES);
-	if (!msk->undo_lost || msk->undo_lost == MRC_UNDO_NEVER ||
-	    --msk->undo_lost)
+	if (--msk->undo_lost)
 		return;
 	/* The next loss begins an episode, and each plane a round. */
 	msk->undo_lost = MRC_UNDO_NEVER;

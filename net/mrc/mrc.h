@@ -551,9 +551,11 @@ struct mrc_ev {
  * @undo_planes: planes whose windows the episode's losses cut, each in
  *	a loss round that began with the episode (&mrc_conn_plane.round_cwnd)
  * @undo_dsn: the lowest DSN whose duplicate proves a loss of the
- *	episode: what was unacknowledged when it began, and what was sent
- *	after a plane went down or a silence had a window resent, whose
- *	duplicates prove no loss of ours
+ *	episode: unacknowledged when it began, beyond the last episode's,
+ *	and sent after the last resend that no loss of a path's own caused
+ *	(a plane down, a silence, a trim), whose duplicates prove nothing
+ * @undo_nxt: the next DSN when the episode began: the episode's losses
+ *	are of DSNs before it
  * @close_deadline: an orphaned connection ends by then at the latest
  * @destroy_work: tears the connection down out of timer context
  * @synack_sent: SYN_ACKs a half-open connection sent
@@ -663,6 +665,7 @@ struct mrc_sock {
 	u8			echo_plane;
 	bool			echo_told;
 	bool			echo_dup;
+	bool			silence_undoable;	/* in the padding */
 	u64			echo_time;
 
 	struct hrtimer		rto_timer;
@@ -678,11 +681,11 @@ struct mrc_sock {
 	u64			silence_from;
 	u64			silence_until;
 	u64			silence_at;
-	bool			silence_undoable;
 	u16			undo_lost;
 	u16			undo_planes;
 	u32			undo_psn;
 	u32			undo_dsn;
+	u32			undo_nxt;
 	u64			close_deadline;
 	struct work_struct	destroy_work;
 
@@ -744,6 +747,12 @@ struct mrc_skb_cb {
 static inline bool mrc_before(u32 a, u32 b)
 {
 	return (s32)(a - b) < 0;
+}
+
+/* Whether @dsn is in [snd_una, snd_nxt]: sent and not acknowledged, or next. */
+static inline bool mrc_dsn_outstanding(const struct mrc_sock *msk, u32 dsn)
+{
+	return dsn - msk->snd_una <= msk->snd_nxt - msk->snd_una;
 }
 
 static inline struct mrc_sock *mrc_sk(const struct sock *sk)

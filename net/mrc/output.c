@@ -828,10 +828,12 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	/*
 	 * Only a duplicate proves a loss spurious: the peer echoes a packet
 	 * before it knows whether it keeps it (one beyond its window, or one
-	 * its filter refused, is echoed too).
+	 * its filter refused, is echoed too).  One of a packet sent once
+	 * is the network's.
 	 */
 	if (type == MRC_PKT_ACK &&
-	    (flags & (MRC_F_ECHO_DUP | MRC_F_ECHO_TOLD)) == MRC_F_ECHO_DUP)
+	    (flags & (MRC_F_ECHO_DUP | MRC_F_ECHO_TOLD)) == MRC_F_ECHO_DUP &&
+	    !(cb && !cb->lost && cb->psn == cb->first_psn))
 		mrc_cc_spurious_loss(msk, echo_dsn);
 	if (cb && cb->psn != echo_psn && cb->first_psn == echo_psn &&
 	    type == MRC_PKT_ACK) {
