@@ -281,9 +281,6 @@ static void mrc_cc_round_end(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		cp->cwnd = max_t(u32, cp->cwnd - min(cut, cp->cwnd),
 				 MRC_MIN_CWND);
 		cp->ssthresh = cp->cwnd;
-		/* Not a loss's: a proof of the losses must not undo it. */
-		if (msk->undo_planes & BIT(cp - msk->planes))
-			msk->undo_lost = MRC_UNDO_NEVER;
 	}
 	if (judged)
 		cp->grow = cut || !cp->base_rtt_us ||
@@ -345,50 +342,6 @@ void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn)
 }
 
 /*
- * Count a loss in the episode whose cuts the peer may prove spurious
- * (mrc_cc_spurious_loss()).  An episode, as a loss round, holds the losses
- * found until one of a packet sent after it began.  Only cuts that began a
- * plane's loss round in the episode can be undone: the window the round
- * began with (round_cwnd) is then the one the episode's losses took.  A
- * loss that no proof can clear (a trim, a packet sent into a silence)
- * makes the episode's cuts stay.
- */
-static void mrc_cc_undo_count(struct mrc_sock *msk, struct mrc_conn_plane *cp,
-			      u32 psn, bool new_round, bool undoable)
-{
-	u16 bit = BIT(cp - msk->planes);
-
-	if (mrc_cc_round_over(msk, psn, msk->undo_psn)) {
-		u32 floor = msk->snd_una;
-
-		/*
-		 * Duplicates of the last episode's data, or of resends that
-		 * raised the floor, are not this one's proofs: its DSNs begin
-		 * above them (an older DSN lost again cannot be proved).
-		 */
-		if (mrc_dsn_outstanding(msk, msk->undo_nxt) &&
-		    mrc_before(floor, msk->undo_nxt))
-			floor = msk->undo_nxt;
-		if (mrc_dsn_outstanding(msk, msk->undo_dsn) &&
-		    mrc_before(floor, msk->undo_dsn))
-			floor = msk->undo_dsn;
-		msk->undo_dsn = floor;
-		msk->undo_nxt = msk->snd_nxt;
-		msk->undo_psn = msk->next_psn;
-		msk->undo_lost = 0;
-		msk->undo_planes = 0;
-	}
-	if (!(msk->undo_planes & bit)) {
-		msk->undo_planes |= bit;
-		undoable &= new_round;
-	}
-	if (undoable && msk->undo_lost < MRC_UNDO_NEVER - 1)
-		msk->undo_lost++;
-	else
-		msk->undo_lost = MRC_UNDO_NEVER;
-}
-
-/*
  * A loss on @ev takes half of the EV's share of the window, once a round
  * trip: of the window the round began with, over the EVs then in use.
  * One hot link among those a fabric spreads the EVs over costs only the
@@ -400,17 +353,15 @@ static void mrc_cc_undo_count(struct mrc_sock *msk, struct mrc_conn_plane *cp,
  * four: a bottleneck that drops one packet a round trip is answered with
  * a quarter of Reno's decrease, not with one EV's share of 32.  Trims
  * count the same way.  Losses of packets sent before the round began are
- * its own: an EV is cut at most once a round.  @undoable: a proof that
- * the packet got through may undo the cut.
+ * its own: an EV is cut at most once a round.
  */
 void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
-		    struct mrc_ev *ev, u32 psn, bool undoable)
+		    struct mrc_ev *ev, u32 psn)
 {
-	bool first = mrc_cc_round_over(msk, psn, cp->recovery_psn);
 	u32 share, before = cp->cwnd;
+	bool first = false;
 
-	mrc_cc_undo_count(msk, cp, psn, first, undoable);
-	if (first) {
+	if (mrc_cc_round_over(msk, psn, cp->recovery_psn)) {
 		cp->recovery_psn = msk->next_psn;
 		cp->loss_round++;
 		/* A plane found silent has none in use: its whole table. */
@@ -418,6 +369,7 @@ void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		cp->round_cwnd = cp->cwnd;
 		cp->acked = 0;
 		cp->grow = 0;
+		first = true;
 	} else if (ev->cut_round == cp->loss_round) {
 		return;
 	}
@@ -434,57 +386,6 @@ void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 }
 
 /*
- * Resends that no loss of a path's own caused are under way (a plane went
- * down, a silence timed a window out): the duplicates of what was sent so
- * far prove nothing of the episode's losses.
- */
-void mrc_cc_undo_floor(struct mrc_sock *msk)
-{
-	msk->undo_dsn = msk->snd_nxt;
-	msk->undo_lost = MRC_UNDO_NEVER;
-}
-
-/*
- * The peer told a duplicate of @dsn (MRC_F_ECHO_DUP): a transmission too
- * many, a resend of what had arrived or a first copy that came after its
- * resend.  A duplicate of what the episode may have taken for lost
- * (&mrc_sock.undo_dsn to undo_nxt) proves one of its losses spurious.
- * Once every loss of the episode is so proved, its cuts answered no
- * congestion (packets held longer than the reorder window: a path that
- * reorders, a host that held some back) and are undone, as TCP's DSACK
- * undo does (RFC 3708): each plane the episode cut gets back the window
- * its loss round began with, in congestion avoidance (its slow start
- * ended with the cut).  Resends stay counted.
- */
-void mrc_cc_spurious_loss(struct mrc_sock *msk, u32 dsn)
-{
-	unsigned long planes = msk->undo_planes;
-	unsigned int id;
-
-	if (!msk->undo_lost || msk->undo_lost == MRC_UNDO_NEVER ||
-	    dsn - msk->undo_dsn >= msk->undo_nxt - msk->undo_dsn)
-		return;
-	MRC_MSK_INC_STATS(msk, MRC_MIB_SPURIOUS_LOSSES);
-	if (--msk->undo_lost)
-		return;
-	/* The next loss begins an episode, and each plane a round. */
-	msk->undo_lost = MRC_UNDO_NEVER;
-	msk->undo_psn = msk->next_psn - BIT(30);
-	MRC_MSK_INC_STATS(msk, MRC_MIB_LOSS_UNDOS);
-	for_each_set_bit(id, &planes, msk->nr_planes) {
-		struct mrc_conn_plane *cp = &msk->planes[id];
-		u32 before = cp->cwnd;
-
-		cp->cwnd = min(max(cp->cwnd, cp->round_cwnd),
-			       msk->snd_ring_size);
-		cp->ssthresh = max(cp->ssthresh, cp->cwnd);
-		cp->recovery_psn = msk->next_psn - BIT(30);
-		cp->loss_round++;
-		trace_mrc_cwnd_undo(msk, id, before, cp->cwnd);
-	}
-}
-
-/*
  * Every path stayed silent past a second timeout with packets of @cp in
  * flight: what the peer will take when it answers again is unknown, and
  * resending a window each timeout through a silence is a storm.  Start
@@ -496,7 +397,6 @@ void mrc_cc_on_silence(struct mrc_sock *msk, struct mrc_conn_plane *cp)
 {
 	u32 before = cp->cwnd;
 
-	msk->undo_lost = MRC_UNDO_NEVER;
 	if (cp->cwnd <= MRC_MIN_CWND)
 		return;
 	cp->ssthresh = max_t(u32, cp->round_cwnd / 2, MRC_MIN_CWND);
@@ -541,8 +441,6 @@ void mrc_cc_silence_undo(struct mrc_sock *msk)
 	if (!msk->silence_undoable)
 		return;
 	msk->silence_undoable = false;
-	msk->undo_lost = MRC_UNDO_NEVER;
-	msk->undo_psn = msk->next_psn - BIT(30);
 	MRC_MSK_INC_STATS(msk, MRC_MIB_SPURIOUS_SILENCES);
 	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];

@@ -241,7 +241,6 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	if (mrc_before(dsn, msk->rcv_nxt)) {
 		msk->stats.rx_duplicates++;
 		MRC_INC_STATS(mn, MRC_MIB_IN_DUPLICATES);
-		msk->echo_dup = true;
 		goto drop_ack;
 	}
 	/* A FIN has no bytes, and nothing comes after it. */
@@ -267,7 +266,6 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	if (msk->rcv_ring && msk->rcv_ring[slot]) {
 		msk->stats.rx_duplicates++;
 		MRC_INC_STATS(mn, MRC_MIB_IN_DUPLICATES);
-		msk->echo_dup = true;
 		goto drop_ack;
 	}
 	/* A closed socket takes no more data: tell the peer, as TCP does. */
@@ -462,7 +460,6 @@ static void mrc_rcv_echo(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	msk->echo_plane = plane_id;
 	msk->echo_time = ktime_get_ns();
 	msk->echo_told = false;
-	msk->echo_dup = false;
 }
 
 static void mrc_rcv_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,

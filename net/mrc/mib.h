@@ -52,8 +52,6 @@ enum mrc_mib_field {
 	MRC_MIB_LOSS_ELSEWHERE,		/* lost: later packets of other planes arrived */
 	MRC_MIB_LOSS_SILENCE,		/* lost: timed out as every path went silent */
 	MRC_MIB_SPURIOUS_SILENCES,	/* silences that proved delays: undone */
-	MRC_MIB_SPURIOUS_LOSSES,	/* losses the peer proved it got */
-	MRC_MIB_LOSS_UNDOS,		/* ... every one of an episode: undone */
 	MRC_MIB_PLANE_SILENT,		/* planes whose EVs all retired at once */
 	MRC_MIB_TIMEOUTS,		/* retransmission timeouts */
 	MRC_MIB_ACKS_SENT,		/* ACKs and NACKs, alone or riding DATA */

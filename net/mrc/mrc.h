@@ -522,16 +522,14 @@ struct mrc_ev {
  * @echo_dsn: its DSN
  * @echo_ev: its EV
  * @echo_plane: the plane it came on
- * @echo_told: an acknowledgment echoed it already
- * @echo_dup: it was DATA that had arrived already
  * @echo_time: when it arrived
+ * @echo_told: an acknowledgment echoed it already
  * @rto_timer: retransmission, handshake and keepalive deadlines
  * @ack_timer: coalesces acknowledgments
  * @timer_expires: when @rto_timer is set to fire
  * @syn_start: when connect() sent the first SYN
  * @syn_next: when the SYN is sent again
  * @backoff: consecutive retransmission timeouts
- * @wnd_probes: probes of a shut window since it last opened
  * @last_progress: when the peer last answered
  * @last_advance: when the peer last took data or opened its window
  * @last_rcv: when a packet of the peer last arrived
@@ -544,18 +542,7 @@ struct mrc_ev {
  * @silence_undoable: the windows the planes had then are kept, to be
  *	given back if it proves a delay (&mrc_conn_plane.undo_cwnd); no
  *	other loss or CE mark came since
- * @undo_psn: the next PSN when the losses of the current episode began
- *	to be counted; a loss of a packet sent since begins the next
- * @undo_lost: losses of the episode not yet proved spurious by the peer
- *	(%MRC_UNDO_NEVER: one that cannot be, or a cut of another kind)
- * @undo_planes: planes whose windows the episode's losses cut, each in
- *	a loss round that began with the episode (&mrc_conn_plane.round_cwnd)
- * @undo_dsn: the lowest DSN whose duplicate proves a loss of the
- *	episode: unacknowledged when it began, beyond the last episode's,
- *	and sent after the last resend that no loss of a path's own caused
- *	(a plane down, a silence, a trim), whose duplicates prove nothing
- * @undo_nxt: the next DSN when the episode began: the episode's losses
- *	are of DSNs before it
+ * @wnd_probes: probes of a shut window since it last opened
  * @close_deadline: an orphaned connection ends by then at the latest
  * @destroy_work: tears the connection down out of timer context
  * @synack_sent: SYN_ACKs a half-open connection sent
@@ -663,10 +650,8 @@ struct mrc_sock {
 	u32			echo_dsn;
 	u16			echo_ev;
 	u8			echo_plane;
-	bool			echo_told;
-	bool			echo_dup;
-	bool			silence_undoable;	/* in the padding */
 	u64			echo_time;
+	bool			echo_told;
 
 	struct hrtimer		rto_timer;
 	struct hrtimer		ack_timer;
@@ -674,18 +659,14 @@ struct mrc_sock {
 	u64			syn_start;
 	u64			syn_next;
 	u32			backoff;
-	u32			wnd_probes;
 	u64			last_progress;
 	u64			last_advance;
 	u64			last_rcv;
 	u64			silence_from;
 	u64			silence_until;
 	u64			silence_at;
-	u16			undo_lost;
-	u16			undo_planes;
-	u32			undo_psn;
-	u32			undo_dsn;
-	u32			undo_nxt;
+	bool			silence_undoable;
+	u32			wnd_probes;
 	u64			close_deadline;
 	struct work_struct	destroy_work;
 
@@ -749,12 +730,6 @@ static inline bool mrc_before(u32 a, u32 b)
 	return (s32)(a - b) < 0;
 }
 
-/* Whether @dsn is in [snd_una, snd_nxt]: sent and not acknowledged, or next. */
-static inline bool mrc_dsn_outstanding(const struct mrc_sock *msk, u32 dsn)
-{
-	return dsn - msk->snd_una <= msk->snd_nxt - msk->snd_una;
-}
-
 static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 {
 	return container_of(sk, struct mrc_sock, sk);
@@ -788,7 +763,6 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 				 sizeof(struct udphdr) + sizeof(struct mrc_hdr) + \
 				 sizeof(struct mrc_ack))
 #define MRC_MIN_CWND		2
-#define MRC_UNDO_NEVER		U16_MAX	/* &mrc_sock.undo_lost */
 #define MRC_ACK_EVERY		16
 #define MRC_PUSH_BURST		64
 #define MRC_CE_SKIP		4
@@ -998,10 +972,8 @@ u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn);
 void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp);
-void mrc_cc_spurious_loss(struct mrc_sock *msk, u32 dsn);
-void mrc_cc_undo_floor(struct mrc_sock *msk);
 void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
-		    struct mrc_ev *ev, u32 psn, bool undoable);
+		    struct mrc_ev *ev, u32 psn);
 void mrc_cc_on_silence(struct mrc_sock *msk, struct mrc_conn_plane *cp);
 void mrc_cc_silence_begin(struct mrc_sock *msk);
 void mrc_cc_silence_undo(struct mrc_sock *msk);

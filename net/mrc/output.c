@@ -436,7 +436,6 @@ static bool mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
 	struct mrc_ev *ev = &msk->ev_table[cb->ev_idx];
-	bool own;
 
 	list_del(&skb->list);
 	cp->nr_inflight--;
@@ -450,26 +449,18 @@ static bool mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 	list_add_tail(&skb->list, &msk->rtx_queue);
 	MRC_MSK_INC_STATS(msk, mib[why]);
 	trace_mrc_lost(msk, cb->plane, cb->ev, cb->psn, cb->dsn, why);
-	/*
-	 * A trim is congestion, not a broken path, and its NACK proves it;
-	 * a packet sent into a silence of every path tells nothing of its
-	 * own.  Only a loss of the path's own may prove spurious, and the
-	 * duplicates the others' resends make prove none.
-	 */
-	own = why != MRC_LOSS_TRIM && why != MRC_LOSS_PEER_SILENT &&
-	      why != MRC_LOSS_PLANE_DOWN && !mrc_sent_in_silence(msk, cb->sent);
-	if (!own)
-		mrc_cc_undo_floor(msk);
 	if (why == MRC_LOSS_PLANE_DOWN)
 		return false;
-	mrc_cc_on_loss(msk, cp, ev, cb->psn, own);
+	mrc_cc_on_loss(msk, cp, ev, cb->psn);
 	/*
-	 * A loss found on other planes' evidence counts on its EV (whose
-	 * retirement, when its plane is found silent, names the losses) but
-	 * says nothing of the EV alone: a plane that is a black hole is
-	 * found silent whole.
+	 * A trim is congestion, not a broken path; a packet sent into a
+	 * silence of every path tells nothing of its own.  A loss found on
+	 * other planes' evidence counts on its EV (whose retirement, when
+	 * its plane is found silent, names the losses) but says nothing of
+	 * the EV alone: a plane that is a black hole is found silent whole.
 	 */
-	if (!own)
+	if (why == MRC_LOSS_TRIM || why == MRC_LOSS_PEER_SILENT ||
+	    mrc_sent_in_silence(msk, cb->sent))
 		return false;
 	if (why == MRC_LOSS_ELSEWHERE)
 		ev->losses++;
@@ -825,16 +816,6 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	    mrc_before(echo_dsn, msk->snd_nxt))
 		skb = msk->snd_ring[mrc_snd_slot(msk, echo_dsn)];
 	cb = skb ? MRC_SKB_CB(skb) : NULL;
-	/*
-	 * Only a duplicate proves a loss spurious: the peer echoes a packet
-	 * before it knows whether it keeps it (one beyond its window, or one
-	 * its filter refused, is echoed too).  One of a packet sent once
-	 * is the network's.
-	 */
-	if (type == MRC_PKT_ACK &&
-	    (flags & (MRC_F_ECHO_DUP | MRC_F_ECHO_TOLD)) == MRC_F_ECHO_DUP &&
-	    !(cb && !cb->lost && cb->psn == cb->first_psn))
-		mrc_cc_spurious_loss(msk, echo_dsn);
 	if (cb && cb->psn != echo_psn && cb->first_psn == echo_psn &&
 	    type == MRC_PKT_ACK) {
 		/*
@@ -1052,8 +1033,6 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 	mrc_ack_sack(msk, skb, ack);
 	if (type == MRC_PKT_ACK && msk->echo_told)
 		flags |= MRC_F_ECHO_TOLD;
-	else if (type == MRC_PKT_ACK && msk->echo_dup)
-		flags |= MRC_F_ECHO_DUP;
 	mrc_ack_fill(msk, ack);
 
 	hdr = mrc_push_hdr(skb, type, flags, mrc_some_ev(msk, id),

@@ -426,10 +426,6 @@ static void mrc_set_initial_seq(struct mrc_sock *msk)
 	msk->snd_nxt = msk->snd_una;
 	msk->snd_wnd_end = msk->snd_una;
 	msk->next_psn = get_random_u32();
-	/* The first loss begins an episode (cc.c). */
-	msk->undo_psn = msk->next_psn;
-	msk->undo_dsn = msk->snd_isn;
-	msk->undo_nxt = msk->snd_isn;
 }
 
 static int mrc_connect_start(struct mrc_sock *msk, const struct mrc_addr *daddr,

@@ -251,24 +251,6 @@ TRACE_EVENT(mrc_cwnd_delay,
 		      __entry->queue_us, __entry->before, __entry->after)
 );
 
-/* The peer proved every loss of an episode spurious: its cut undone. */
-TRACE_EVENT(mrc_cwnd_undo,
-	    TP_PROTO(const struct mrc_sock *msk, int plane, u32 before,
-		     u32 after),
-	    TP_ARGS(msk, plane, before, after),
-	    TP_STRUCT__entry(__field(u32, cid)
-			     __field(u8, plane)
-			     __field(u32, before)
-			     __field(u32, after)),
-	    TP_fast_assign(__entry->cid = msk->lcid;
-			   __entry->plane = plane;
-			   __entry->before = before;
-			   __entry->after = after;),
-	    TP_printk("cid=0x%08x plane=%u cwnd=%u->%u",
-		      __entry->cid, __entry->plane, __entry->before,
-		      __entry->after)
-);
-
 /* A NACK: a switch trimmed the packet of this PSN on its way. */
 TRACE_EVENT(mrc_nack,
 	    TP_PROTO(const struct mrc_sock *msk, int plane, u16 ev, u32 psn,

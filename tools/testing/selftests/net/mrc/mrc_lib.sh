@@ -260,19 +260,6 @@ mrc_need_mod()
 	done
 }
 
-# mrc_need_tracefs: TRACEFS, the tracefs mount with instances (mounted
-# if it is not), or skip.
-mrc_need_tracefs()
-{
-	TRACEFS=/sys/kernel/tracing
-	[ -d "$TRACEFS/instances" ] ||
-		mount -t tracefs nodev "$TRACEFS" 2> /dev/null
-	if [ ! -d "$TRACEFS/instances" ]; then
-		echo "# SKIP: no tracefs"
-		exit "$KSFT_SKIP"
-	fi
-}
-
 # mrc_stall_port: the virtio port on which the VM runner
 # (tools/testing/vm/run) pauses this guest, empty where there is none.
 mrc_stall_port()

@@ -45,10 +45,17 @@ XFER=$MRC_BIN/mrc_xfer
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 mrc_need_mod sch_prio cls_u32
 
-mrc_need_tracefs
+TRACEFS=/sys/kernel/tracing
+if [ ! -d "$TRACEFS/instances" ]; then
+	mount -t tracefs nodev "$TRACEFS" 2> /dev/null
+	if [ ! -d "$TRACEFS/instances" ]; then
+		echo "# SKIP: no tracefs"
+		exit "$KSFT_SKIP"
+	fi
+fi
 
 EVENTS="mrc_state mrc_send mrc_ack mrc_ev_retire mrc_ev_restore mrc_plane mrc_rto mrc_nack
-	mrc_cwnd_cut mrc_cwnd_delay mrc_cwnd_undo mrc_lost mrc_rst"
+	mrc_cwnd_cut mrc_cwnd_delay mrc_lost mrc_rst"
 
 mrc_plan 12
 
