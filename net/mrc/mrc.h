@@ -785,6 +785,7 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_GROW_RTT_US		(800 * USEC_PER_MSEC)	/* a window's growth: */
 #define MRC_GROW_MAX_SHIFT	3	/* base / 800 ms a round, 1/8 at most */
 #define MRC_REORDER_MIN_NS	(200 * NSEC_PER_USEC)
+#define MRC_SILENT_EVS		4	/* a plane's losses on so many: silent */
 #define MRC_RING_IDLE_NS	(1ULL * NSEC_PER_SEC)	/* then rings go */
 #define MRC_FIN_WAIT_NS		(10ULL * NSEC_PER_SEC)
 #define MRC_ORPHAN_STALL_NS	(10ULL * NSEC_PER_SEC)
@@ -943,8 +944,8 @@ u32 mrc_output_probe_ev(struct mrc_sock *msk, int id, u16 ev, u32 dsn,
 			unsigned int pad, struct sk_buff_head *queue);
 void mrc_output_probe_answer(struct mrc_sock *msk, int id,
 			     struct sk_buff_head *queue);
-void mrc_output_timeout(struct mrc_sock *msk, u64 now);
 u64 mrc_output_next_timeout(struct mrc_sock *msk);
+bool mrc_output_deadline(struct mrc_sock *msk, u64 now);
 void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 		    struct sk_buff_head *queue);
 int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue);

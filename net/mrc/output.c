@@ -529,6 +529,42 @@ static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now)
 	}
 }
 
+/*
+ * The EVs that a pass over a plane's packets in flight found lost, counted
+ * up to MRC_SILENT_EVS.  A plane is found silent whole only when its
+ * losses span that many EVs (or all it had active): a few packets in
+ * flight on the EVs of one broken link of a fabric say nothing of the
+ * plane's other links, and their timeouts retire just those EVs.
+ */
+struct mrc_ev_span {
+	u8	idx[MRC_SILENT_EVS];
+	u8	nr;
+	u8	need;
+};
+
+static void mrc_ev_span_init(struct mrc_ev_span *span,
+			     const struct mrc_conn_plane *cp)
+{
+	span->nr = 0;
+	span->need = min_t(u32, cp->nr_active, MRC_SILENT_EVS);
+}
+
+static void mrc_ev_span_add(struct mrc_ev_span *span, u8 idx)
+{
+	int i;
+
+	for (i = 0; i < span->nr; i++)
+		if (span->idx[i] == idx)
+			return;
+	if (span->nr < MRC_SILENT_EVS)
+		span->idx[span->nr++] = idx;
+}
+
+static bool mrc_ev_span_wide(const struct mrc_ev_span *span)
+{
+	return span->nr >= span->need;
+}
+
 /* A silent plane: its EVs retire, and what it still holds is resent. */
 static void mrc_output_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 			      enum mrc_loss why, u64 now)
@@ -590,7 +626,9 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 		struct mrc_conn_plane *cp = &msk->planes[id];
 		u64 reo = mrc_srtt_ns(cp) + mrc_reorder_window_ns(cp);
 		u64 silence = mrc_silence_ns(msk, cp);
-		bool elsewhere = false;
+		struct mrc_ev_span span;
+
+		mrc_ev_span_init(&span, cp);
 
 		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
 			struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
@@ -618,9 +656,10 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 			}
 			if (mrc_mark_lost(msk, skb, why, now) &&
 			    why == MRC_LOSS_ELSEWHERE)
-				elsewhere = true;
+				mrc_ev_span_add(&span, cb->ev_idx);
 		}
-		if (elsewhere && now - cp->last_acked >= mrc_rto_ns(msk, cp))
+		if (span.nr && mrc_ev_span_wide(&span) &&
+		    now - cp->last_acked >= mrc_rto_ns(msk, cp))
 			mrc_output_silent(msk, cp, MRC_LOSS_ELSEWHERE, now);
 	}
 }
@@ -684,7 +723,7 @@ static bool mrc_timeouts_blind(const struct mrc_sock *msk, u64 rack_sent,
 }
 
 /* Declare lost what waited longer than its plane's timeout. */
-void mrc_output_timeout(struct mrc_sock *msk, u64 now)
+static void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 {
 	bool lasting = msk->silence_until == U64_MAX;
 	u64 rack_sent = mrc_rack_sent(msk);
@@ -707,9 +746,12 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 		struct mrc_conn_plane *cp = &msk->planes[id];
 		u64 rto = mrc_rto_ns(msk, cp);
 		u32 expired = 0, judged = 0;
+		struct mrc_ev_span span;
 
+		mrc_ev_span_init(&span, cp);
 		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
-			u64 sent = MRC_SKB_CB(skb)->sent;
+			const struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
+			u64 sent = cb->sent;
 
 			if (now - sent < rto)
 				break;
@@ -717,7 +759,10 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 			if ((blind && sent > rack_sent) ||
 			    mrc_sent_in_silence(msk, sent))
 				why = MRC_LOSS_PEER_SILENT;
-			judged += mrc_mark_lost(msk, skb, why, now);
+			if (mrc_mark_lost(msk, skb, why, now)) {
+				mrc_ev_span_add(&span, cb->ev_idx);
+				judged++;
+			}
 			expired++;
 		}
 		if (!expired)
@@ -731,15 +776,42 @@ void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 			mrc_cc_on_silence(msk, cp);
 		if (cp->backoff < 16)
 			cp->backoff++;
-		if (!judged || now - cp->last_acked < rto ||
-		    !mrc_plane_outlived(msk, cp))
+		if (!judged || !mrc_ev_span_wide(&span) ||
+		    now - cp->last_acked < rto || !mrc_plane_outlived(msk, cp))
 			continue;
 		mrc_output_silent(msk, cp, MRC_LOSS_TIMEOUT, now);
 	}
 }
 
+/*
+ * When mrc_detect_loss() would find the oldest packet in flight on @cp
+ * lost, with no new acknowledgment to run it, 0 if only its timeout can.
+ * The acknowledgment that outran a packet may come a moment before the
+ * packet's reorder window ends, and be the last: after a tail drop the
+ * window is full of lost packets and nothing more comes back.  Waiting
+ * for the timeout then takes the queue's drops for a dead path.
+ */
+static u64 mrc_reorder_deadline(const struct mrc_sock *msk,
+				const struct mrc_conn_plane *cp, u64 rack_sent)
+{
+	const struct mrc_skb_cb *cb;
+	const struct sk_buff *skb;
+
+	if (list_empty(&cp->inflight))
+		return 0;
+	skb = list_first_entry(&cp->inflight, struct sk_buff, list);
+	cb = MRC_SKB_CB(skb);
+	if (cb->sent >= rack_sent)
+		return 0;
+	if (cb->sent < msk->ev_table[cb->ev_idx].rack_sent)
+		return cb->sent + mrc_srtt_ns(cp) + mrc_reorder_window_ns(cp);
+	if (!cp->srtt_us)
+		return 0;
+	return cb->sent + mrc_silence_ns(msk, cp);
+}
+
 /* The earliest time a packet in flight times out, 0 when none is. */
-u64 mrc_output_next_timeout(struct mrc_sock *msk)
+static u64 mrc_next_rto(struct mrc_sock *msk)
 {
 	u64 when = 0, t;
 	int id;
@@ -757,6 +829,40 @@ u64 mrc_output_next_timeout(struct mrc_sock *msk)
 			when = t;
 	}
 	return when;
+}
+
+/*
+ * The earliest time a packet in flight is found lost, by its reorder
+ * window or by its timeout; 0 when none is in flight.
+ */
+u64 mrc_output_next_timeout(struct mrc_sock *msk)
+{
+	u64 rack_sent = mrc_rack_sent(msk);
+	u64 when = mrc_next_rto(msk), t;
+	int id;
+
+	for (id = 0; id < msk->nr_planes; id++) {
+		t = mrc_reorder_deadline(msk, &msk->planes[id], rack_sent);
+		if (t && (!when || t < when))
+			when = t;
+	}
+	return when;
+}
+
+/*
+ * The timer's part in finding losses: the packets whose reorder window
+ * ended, then those whose timeout did.  True if a timeout fired.
+ */
+bool mrc_output_deadline(struct mrc_sock *msk, u64 now)
+{
+	u64 rto;
+
+	mrc_detect_loss(msk, now);
+	rto = mrc_next_rto(msk);
+	if (!rto || rto > now)
+		return false;
+	mrc_output_timeout(msk, now);
+	return true;
 }
 
 /* A CE mark on a packet no longer held: find its path by the EV. */

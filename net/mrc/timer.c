@@ -187,9 +187,7 @@ static void mrc_timer_established(struct mrc_sock *msk, u64 now,
 		return;
 	}
 
-	if (mrc_output_next_timeout(msk) &&
-	    mrc_output_next_timeout(msk) <= now) {
-		mrc_output_timeout(msk, now);
+	if (mrc_output_deadline(msk, now)) {
 		msk->backoff++;
 		msk->stats.timeouts++;
 		MRC_MSK_INC_STATS(msk, MRC_MIB_TIMEOUTS);
