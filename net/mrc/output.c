@@ -496,6 +496,7 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 		if (cb->sent > ev->rack_sent)
 			ev->rack_sent = cb->sent;
 		cp->last_acked = now;
+		cp->lost_evs = 0;
 		mrc_cc_on_ack(msk, cp, cb->psn);
 	}
 	if (cb->flags & MRC_F_FIN)
@@ -531,10 +532,13 @@ static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now)
 
 /*
  * The EVs that a pass over a plane's packets in flight found lost, counted
- * up to MRC_SILENT_EVS.  A plane is found silent whole only when its
- * losses span that many EVs (or all it had active): a few packets in
- * flight on the EVs of one broken link of a fabric say nothing of the
- * plane's other links, and their timeouts retire just those EVs.
+ * up to MRC_SILENT_EVS, and added to those of the passes before since the
+ * plane's last acknowledgment (&mrc_conn_plane.lost_evs).  A plane is
+ * found silent whole only when its losses span that many EVs (or all it
+ * had active): a few packets in flight on the EVs of one broken link of a
+ * fabric say nothing of the plane's other links, and their timeouts
+ * retire just those EVs.  A plane that carries one packet at a time is
+ * found silent after as many timeouts, each on another EV.
  */
 struct mrc_ev_span {
 	u8	idx[MRC_SILENT_EVS];
@@ -560,9 +564,12 @@ static void mrc_ev_span_add(struct mrc_ev_span *span, u8 idx)
 		span->idx[span->nr++] = idx;
 }
 
-static bool mrc_ev_span_wide(const struct mrc_ev_span *span)
+/* Whether the losses of @cp so far, this pass's included, span enough. */
+static bool mrc_ev_span_wide(const struct mrc_ev_span *span,
+			     struct mrc_conn_plane *cp)
 {
-	return span->nr >= span->need;
+	cp->lost_evs = min_t(u32, cp->lost_evs + span->nr, U8_MAX);
+	return cp->lost_evs >= span->need;
 }
 
 /* A silent plane: its EVs retire, and what it still holds is resent. */
@@ -583,6 +590,7 @@ static void mrc_output_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		mrc_mark_lost(msk, skb, why, now);
 	if (why == MRC_LOSS_ELSEWHERE)
 		mrc_path_silent(msk, cp, now);
+	cp->lost_evs = 0;
 }
 
 /*
@@ -658,7 +666,7 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 			    why == MRC_LOSS_ELSEWHERE)
 				mrc_ev_span_add(&span, cb->ev_idx);
 		}
-		if (span.nr && mrc_ev_span_wide(&span) &&
+		if (span.nr && mrc_ev_span_wide(&span, cp) &&
 		    now - cp->last_acked >= mrc_rto_ns(msk, cp))
 			mrc_output_silent(msk, cp, MRC_LOSS_ELSEWHERE, now);
 	}
@@ -776,7 +784,7 @@ static void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 			mrc_cc_on_silence(msk, cp);
 		if (cp->backoff < 16)
 			cp->backoff++;
-		if (!judged || !mrc_ev_span_wide(&span) ||
+		if (!judged || !mrc_ev_span_wide(&span, cp) ||
 		    now - cp->last_acked < rto || !mrc_plane_outlived(msk, cp))
 			continue;
 		mrc_output_silent(msk, cp, MRC_LOSS_TIMEOUT, now);
@@ -957,6 +965,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		 * its EVs retired whole as a black hole.
 		 */
 		cp->last_acked = now;
+		cp->lost_evs = 0;
 		if (!cb->lost)
 			mrc_mark_lost(msk, skb, MRC_LOSS_TRIM, now);
 		return;
