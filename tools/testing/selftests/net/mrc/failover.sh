@@ -1009,26 +1009,26 @@ fabric_queues()
 }
 
 # check DESCRIPTION COMMAND...: mrc_check, and how long the case took.
-mrc_check_timed "no failure: the stall of a plain transfer, for comparison" baseline
-mrc_check_timed "IPv4, link down on plane 1 (the handshake's) mid-transfer" plane_down 4 link 1
-mrc_check_timed "IPv4, address removed from plane 2 mid-transfer" plane_down 4 addr 2
-mrc_check_timed "IPv4, plane 1 (the handshake's) deleted mid-transfer" plane_down 4 plane 1
-mrc_check_timed "IPv4, the far end's device of plane 3 moved to another namespace" \
+mrc_check "no failure: the stall of a plain transfer, for comparison" baseline
+mrc_check "IPv4, link down on plane 1 (the handshake's) mid-transfer" plane_down 4 link 1
+mrc_check "IPv4, address removed from plane 2 mid-transfer" plane_down 4 addr 2
+mrc_check "IPv4, plane 1 (the handshake's) deleted mid-transfer" plane_down 4 plane 1
+mrc_check "IPv4, the far end's device of plane 3 moved to another namespace" \
 	plane_down 4 netns 3
-mrc_check_timed "all planes but one cut, then restored one by one" all_but_one
-mrc_check_timed "plane 2 black-holed (netem loss 100%): EVs retired, then healed and restored" \
+mrc_check "all planes but one cut, then restored one by one" all_but_one
+mrc_check "plane 2 black-holed (netem loss 100%): EVs retired, then healed and restored" \
 	black_hole
-mrc_check_timed "plane 2 black-holed, then healed with 300 ms of delay, more than between two probes: EVs restored" \
+mrc_check "plane 2 black-holed, then healed with 300 ms of delay, more than between two probes: EVs restored" \
 	black_hole 300ms
-mrc_check_timed "plane 2 flapping every 100 ms" flapping
-mrc_check_timed "plane 1 passes the handshake only: planes 2-4 validated over themselves carry the stream" \
+mrc_check "plane 2 flapping every 100 ms" flapping
+mrc_check "plane 1 passes the handshake only: planes 2-4 validated over themselves carry the stream" \
 	handshake_only
-mrc_check_timed "plane 2 cut until its validation gave up, then repaired: a later validation puts it to use" \
+mrc_check "plane 2 cut until its validation gave up, then repaired: a later validation puts it to use" \
 	validated_later
-mrc_check_timed "IPv6, link down on plane 1 (the handshake's) mid-transfer" plane_down 6 link 1
-mrc_check_timed "ECMP fabric in plane 1, one of four links black-holed: only its EVs retired" \
+mrc_check "IPv6, link down on plane 1 (the handshake's) mid-transfer" plane_down 6 link 1
+mrc_check "ECMP fabric in plane 1, one of four links black-holed: only its EVs retired" \
 	fabric
-mrc_check_timed "ECMP fabric alone, its links' queues uneven: EVs overtaking each other cause few resends" \
+mrc_check "ECMP fabric alone, its links' queues uneven: EVs overtaking each other cause few resends" \
 	fabric_queues
 
 mrc_finish

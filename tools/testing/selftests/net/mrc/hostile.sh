@@ -945,10 +945,7 @@ one_case()
 		mrc_result "$KSFT_SKIP" "$desc"
 		return
 	fi
-	local case_t0=$SECONDS
-
 	mrc_check "$desc" "$@"
-	mrc_info "($((SECONDS - case_t0)) s)"
 }
 
 # wanted N: case N is to run.

@@ -859,11 +859,11 @@ after_reload()
 
 ############################################################################
 
-# check DESCRIPTION COMMAND...: mrc_check, with the time the case took;
+# check DESCRIPTION COMMAND...: mrc_check;
 # cases whose numbers are in $LOCALUSER_SKIP are skipped.
 check()
 {
-	local desc=$1 t0=$SECONDS rc
+	local desc=$1 rc
 
 	shift
 	if [[ " $LOCALUSER_SKIP " == *" $((mrc_case + 1)) "* ]]; then
@@ -872,7 +872,6 @@ check()
 	fi
 	"$@"
 	rc=$?
-	mrc_info "($((SECONDS - t0)) s)"
 	mrc_result "$rc" "$desc"
 }
 

@@ -396,13 +396,13 @@ if ! setup; then
 	exit "$KSFT_FAIL"
 fi
 
-mrc_check_timed "MPI job under mrcize: a rank in each of 4 hosts, round 1 checked" \
+mrc_check "MPI job under mrcize: a rank in each of 4 hosts, round 1 checked" \
 	mrc_job_start
-mrc_check_timed "data connections are MRC on every host, control dialled over IPv6, every plane used" \
+mrc_check "data connections are MRC on every host, control dialled over IPv6, every plane used" \
 	mrc_job_conns
-mrc_check_timed "plane 1 fails: the job completes, results checked on all 4 ranks" \
+mrc_check "plane 1 fails: the job completes, results checked on all 4 ranks" \
 	mrc_job_failover
-mrc_check_timed "control: over TCP, the job runs until plane 1 fails, then stalls" \
+mrc_check "control: over TCP, the job runs until plane 1 fails, then stalls" \
 	tcp_job_control
 
 mrc_finish

@@ -31,9 +31,12 @@ mrc_plan()
 {
 	echo "TAP version 13"
 	echo "1..$1"
+	mrc_case_start=$SECONDS
 }
 
-# mrc_result STATUS DESCRIPTION: report one case from a command's status.
+# mrc_result STATUS DESCRIPTION: report one case from a command's status,
+# and the seconds since the last case (or the plan), where the suite's
+# time goes.
 mrc_result()
 {
 	mrc_case=$((mrc_case + 1))
@@ -42,6 +45,8 @@ mrc_result()
 	"$KSFT_SKIP") echo "ok $mrc_case $2 # SKIP" ;;
 	*) echo "not ok $mrc_case $2"; mrc_failed=$((mrc_failed + 1)) ;;
 	esac
+	echo "# ($((SECONDS - ${mrc_case_start:-$SECONDS})) s)"
+	mrc_case_start=$SECONDS
 }
 
 # mrc_check DESCRIPTION COMMAND...: run COMMAND as one case.
@@ -52,15 +57,6 @@ mrc_check()
 	shift
 	"$@"
 	mrc_result $? "$desc"
-}
-
-# mrc_check_timed DESCRIPTION COMMAND...: mrc_check, and how long it took.
-mrc_check_timed()
-{
-	local start=$SECONDS
-
-	mrc_check "$@"
-	mrc_info "($((SECONDS - start)) s)"
 }
 
 mrc_info()

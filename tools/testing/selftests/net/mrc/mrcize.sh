@@ -616,19 +616,19 @@ if ! setup; then
 	exit "$KSFT_FAIL"
 fi
 
-mrc_check_timed "no plane: mrcize run refuses, with one line, exit 1" no_plane
-mrc_check_timed "mrcize run -f: runs, and a connection fails rather than fall back to TCP" forced
-mrc_check_timed "socat over IPv4: $SIZE intact, listed by mrcctl conn show on both hosts" \
+mrc_check "no plane: mrcize run refuses, with one line, exit 1" no_plane
+mrc_check "mrcize run -f: runs, and a connection fails rather than fall back to TCP" forced
+mrc_check "socat over IPv4: $SIZE intact, listed by mrcctl conn show on both hosts" \
 	socat_xfer 4 7100
-mrc_check_timed "socat over IPv6: $SIZE intact, listed by mrcctl conn show on both hosts" \
+mrc_check "socat over IPv6: $SIZE intact, listed by mrcctl conn show on both hosts" \
 	socat_xfer 6 7101
-mrc_check_timed "python3 http.server on :: and curl, over IPv4 and IPv6" http
-mrc_check_timed "iperf3 over 4 planes, one failed midway: JSON report, every plane used" iperf
-mrc_check_timed "policy -p 7200: port 7200 over MRC, port 7201 over TCP; -a by address" \
+mrc_check "python3 http.server on :: and curl, over IPv4 and IPv6" http
+mrc_check "iperf3 over 4 planes, one failed midway: JSON report, every plane used" iperf
+mrc_check "policy -p 7200: port 7200 over MRC, port 7201 over TCP; -a by address" \
 	policy_ports
-mrc_check_timed "loopback stays on TCP" loopback
-mrc_check_timed "AF_INET socket: TCP and IP options, TCP_INFO, addresses" options_4
-mrc_check_timed "AF_INET6 socket: IPv4-mapped and IPv6 peers, options, addresses" options_6
-mrc_check_timed "mrcize enable and disable write and remove a systemd drop-in" systemd_dropin
+mrc_check "loopback stays on TCP" loopback
+mrc_check "AF_INET socket: TCP and IP options, TCP_INFO, addresses" options_4
+mrc_check "AF_INET6 socket: IPv4-mapped and IPv6 peers, options, addresses" options_6
+mrc_check "mrcize enable and disable write and remove a systemd drop-in" systemd_dropin
 
 mrc_finish
