@@ -312,8 +312,8 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  *	the target and a sixteenth of the base (saturates): @grow stops
  * @backoff: timeouts on the plane since its last round-trip sample: its
  *	timeout doubles with each (Karn), whatever the other planes hear
- * @lost_evs: EVs whose packets were found lost since the plane's last
- *	acknowledgment, counted once a pass (saturates); see mrc_ev_span
+ * @lost_ev_bits: EVs whose packets were found lost since the plane's last
+ *	answer, a bit per EV index modulo 16; see mrc_silent_need()
  * @rack_sent: send time of the latest-sent packet known delivered
  * @last_acked: when a packet sent on the plane was last acknowledged
  * @recovery_psn: losses of packets sent before this PSN belong to the
@@ -353,7 +353,7 @@ struct mrc_conn_plane {
 	u8			val_rounds;
 	u8			answers_unproven;
 	u8			backoff;
-	u8			lost_evs;
+	u16			lost_ev_bits;
 	u32			val_psn;
 	u32			val_challenge;
 	u64			val_next;

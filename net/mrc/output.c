@@ -485,6 +485,13 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 
 	msk->snd_ring[mrc_snd_slot(msk, cb->dsn)] = NULL;
 	list_del(&skb->list);
+	/*
+	 * A packet taken for lost that arrived after all (and was not sent
+	 * again) still shows that its plane works: a plane whose round trip
+	 * outgrew its wait would otherwise be found silent, again and again.
+	 */
+	cp->last_acked = now;
+	cp->lost_ev_bits = 0;
 	if (!cb->lost) {
 		struct mrc_ev *ev = &msk->ev_table[cb->ev_idx];
 
@@ -495,8 +502,6 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 			cp->rack_sent = cb->sent;
 		if (cb->sent > ev->rack_sent)
 			ev->rack_sent = cb->sent;
-		cp->last_acked = now;
-		cp->lost_evs = 0;
 		mrc_cc_on_ack(msk, cp, cb->psn);
 	}
 	if (cb->flags & MRC_F_FIN)
@@ -531,45 +536,29 @@ static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now)
 }
 
 /*
- * The EVs that a pass over a plane's packets in flight found lost, counted
- * up to MRC_SILENT_EVS, and added to those of the passes before since the
- * plane's last acknowledgment (&mrc_conn_plane.lost_evs).  A plane is
- * found silent whole only when its losses span that many EVs (or all it
- * had active): a few packets in flight on the EVs of one broken link of a
- * fabric say nothing of the plane's other links, and their timeouts
- * retire just those EVs.  A plane that carries one packet at a time is
- * found silent after as many timeouts, each on another EV.
+ * A plane is found silent whole only when the packets it lost since its
+ * last answer were on MRC_SILENT_EVS EVs at least (or on all it had in
+ * use): a few packets in flight on the EVs of one broken link of a fabric
+ * say nothing of the plane's other links, and their timeouts retire just
+ * those EVs.  A plane that carries one packet at a time is found silent
+ * after as many timeouts, each on another EV.  The EVs are told apart by
+ * their index modulo 16 (&mrc_conn_plane.lost_ev_bits): a plane's EVs
+ * sit side by side in the table, and two that share a bit count once,
+ * which only ever asks for more evidence.
  */
-struct mrc_ev_span {
-	u8	idx[MRC_SILENT_EVS];
-	u8	nr;
-	u8	need;
-};
-
-static void mrc_ev_span_init(struct mrc_ev_span *span,
-			     const struct mrc_conn_plane *cp)
+static u32 mrc_silent_need(const struct mrc_conn_plane *cp)
 {
-	span->nr = 0;
-	span->need = min_t(u32, cp->nr_active, MRC_SILENT_EVS);
+	return min_t(u32, cp->nr_active, MRC_SILENT_EVS);
 }
 
-static void mrc_ev_span_add(struct mrc_ev_span *span, u8 idx)
+static void mrc_lost_ev_note(struct mrc_conn_plane *cp, u8 ev_idx)
 {
-	int i;
-
-	for (i = 0; i < span->nr; i++)
-		if (span->idx[i] == idx)
-			return;
-	if (span->nr < MRC_SILENT_EVS)
-		span->idx[span->nr++] = idx;
+	cp->lost_ev_bits |= BIT(ev_idx % 16);
 }
 
-/* Whether the losses of @cp so far, this pass's included, span enough. */
-static bool mrc_ev_span_wide(const struct mrc_ev_span *span,
-			     struct mrc_conn_plane *cp)
+static bool mrc_lost_evs_enough(const struct mrc_conn_plane *cp, u32 need)
 {
-	cp->lost_evs = min_t(u32, cp->lost_evs + span->nr, U8_MAX);
-	return cp->lost_evs >= span->need;
+	return hweight16(cp->lost_ev_bits) >= need;
 }
 
 /* A silent plane: its EVs retire, and what it still holds is resent. */
@@ -590,7 +579,7 @@ static void mrc_output_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		mrc_mark_lost(msk, skb, why, now);
 	if (why == MRC_LOSS_ELSEWHERE)
 		mrc_path_silent(msk, cp, now);
-	cp->lost_evs = 0;
+	cp->lost_ev_bits = 0;
 }
 
 /*
@@ -634,9 +623,7 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 		struct mrc_conn_plane *cp = &msk->planes[id];
 		u64 reo = mrc_srtt_ns(cp) + mrc_reorder_window_ns(cp);
 		u64 silence = mrc_silence_ns(msk, cp);
-		struct mrc_ev_span span;
-
-		mrc_ev_span_init(&span, cp);
+		bool elsewhere = false;
 
 		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
 			struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
@@ -663,10 +650,13 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 					why = MRC_LOSS_ELSEWHERE;
 			}
 			if (mrc_mark_lost(msk, skb, why, now) &&
-			    why == MRC_LOSS_ELSEWHERE)
-				mrc_ev_span_add(&span, cb->ev_idx);
+			    why == MRC_LOSS_ELSEWHERE) {
+				mrc_lost_ev_note(cp, cb->ev_idx);
+				elsewhere = true;
+			}
 		}
-		if (span.nr && mrc_ev_span_wide(&span, cp) &&
+		if (elsewhere &&
+		    mrc_lost_evs_enough(cp, mrc_silent_need(cp)) &&
 		    now - cp->last_acked >= mrc_rto_ns(msk, cp))
 			mrc_output_silent(msk, cp, MRC_LOSS_ELSEWHERE, now);
 	}
@@ -753,10 +743,8 @@ static void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 		u64 rto = mrc_rto_ns(msk, cp);
-		u32 expired = 0, judged = 0;
-		struct mrc_ev_span span;
+		u32 expired = 0, judged = 0, need = mrc_silent_need(cp);
 
-		mrc_ev_span_init(&span, cp);
 		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
 			const struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 			u64 sent = cb->sent;
@@ -768,7 +756,7 @@ static void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 			    mrc_sent_in_silence(msk, sent))
 				why = MRC_LOSS_PEER_SILENT;
 			if (mrc_mark_lost(msk, skb, why, now)) {
-				mrc_ev_span_add(&span, cb->ev_idx);
+				mrc_lost_ev_note(cp, cb->ev_idx);
 				judged++;
 			}
 			expired++;
@@ -784,7 +772,7 @@ static void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 			mrc_cc_on_silence(msk, cp);
 		if (cp->backoff < 16)
 			cp->backoff++;
-		if (!judged || !mrc_ev_span_wide(&span, cp) ||
+		if (!judged || !mrc_lost_evs_enough(cp, need) ||
 		    now - cp->last_acked < rto || !mrc_plane_outlived(msk, cp))
 			continue;
 		mrc_output_silent(msk, cp, MRC_LOSS_TIMEOUT, now);
@@ -965,7 +953,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		 * its EVs retired whole as a black hole.
 		 */
 		cp->last_acked = now;
-		cp->lost_evs = 0;
+		cp->lost_ev_bits = 0;
 		if (!cb->lost)
 			mrc_mark_lost(msk, skb, MRC_LOSS_TRIM, now);
 		return;

@@ -570,6 +570,8 @@ static void mrc_path_refresh(struct mrc_sock *msk, struct sk_buff_head *queue)
 			cp->nr_active = cp->nr_evs;
 		}
 		if (cp->up != up) {
+			/* Losses before it left do not count after. */
+			cp->lost_ev_bits = 0;
 			cp->up = up;
 			mrc_nl_conn_plane(msk, id, up);
 		}
