@@ -56,6 +56,7 @@ static const struct snmp_mib mrc_mib_names[] = {
 	SNMP_MIB_ITEM("LossSilence", MRC_MIB_LOSS_SILENCE),
 	SNMP_MIB_ITEM("SpuriousSilences", MRC_MIB_SPURIOUS_SILENCES),
 	SNMP_MIB_ITEM("PlaneSilent", MRC_MIB_PLANE_SILENT),
+	SNMP_MIB_ITEM("PlaneDoubts", MRC_MIB_PLANE_DOUBTS),
 	SNMP_MIB_ITEM("Timeouts", MRC_MIB_TIMEOUTS),
 	SNMP_MIB_ITEM("AcksSent", MRC_MIB_ACKS_SENT),
 	SNMP_MIB_ITEM("NacksSent", MRC_MIB_NACKS_SENT),

@@ -53,6 +53,7 @@ enum mrc_mib_field {
 	MRC_MIB_LOSS_SILENCE,		/* lost: timed out as every path went silent */
 	MRC_MIB_SPURIOUS_SILENCES,	/* silences that proved delays: undone */
 	MRC_MIB_PLANE_SILENT,		/* planes whose EVs all retired at once */
+	MRC_MIB_PLANE_DOUBTS,		/* planes asked by probes if they work */
 	MRC_MIB_TIMEOUTS,		/* retransmission timeouts */
 	MRC_MIB_ACKS_SENT,		/* ACKs and NACKs, alone or riding DATA */
 	MRC_MIB_NACKS_SENT,		/* NACKs: trimmed or no memory */

@@ -315,7 +315,12 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @lost_ev_bits: EVs whose packets were found lost since the plane's last
  *	answer, a bit per EV index modulo 16; see mrc_silent_need()
  * @rack_sent: send time of the latest-sent packet known delivered
- * @last_acked: when a packet sent on the plane was last acknowledged
+ * @last_acked: when the plane last answered: a packet sent on it
+ *	acknowledged, or a probe on it answered
+ * @doubt_due: the plane lost packets on too few EVs to be found silent,
+ *	and answered nothing for a timeout: probes of other EVs are due
+ * @doubt_until: when the plane is found silent if none of them was
+ *	answered, 0 for no doubt
  * @recovery_psn: losses of packets sent before this PSN belong to the
  *	current round of window reductions
  * @loss_round: number of that round (wraps); see &mrc_ev.cut_round
@@ -370,6 +375,8 @@ struct mrc_conn_plane {
 	u32			queue_peak_us;
 	u64			rack_sent;
 	u64			last_acked;
+	bool			doubt_due;
+	u64			doubt_until;
 	u32			recovery_psn;
 	u8			loss_round;
 	u8			round_samples;
@@ -993,7 +1000,10 @@ void mrc_path_lost(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 void mrc_path_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp, u64 now);
 void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue);
 u64 mrc_path_next_probe(struct mrc_sock *msk);
-void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack);
+void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack,
+			     u64 now);
+void mrc_path_answered(struct mrc_conn_plane *cp, u64 now);
+void mrc_path_doubt_clear(struct mrc_conn_plane *cp);
 bool mrc_path_usable(struct mrc_sock *msk, int id);
 void mrc_path_validate_start(struct mrc_sock *msk, u64 now);
 void mrc_path_validate(struct mrc_sock *msk, u64 now,

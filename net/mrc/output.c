@@ -490,8 +490,7 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 	 * again) still shows that its plane works: a plane whose round trip
 	 * outgrew its wait would otherwise be found silent, again and again.
 	 */
-	cp->last_acked = now;
-	cp->lost_ev_bits = 0;
+	mrc_path_answered(cp, now);
 	if (!cb->lost) {
 		struct mrc_ev *ev = &msk->ev_table[cb->ev_idx];
 
@@ -536,15 +535,15 @@ static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now)
 }
 
 /*
- * A plane is found silent whole only when the packets it lost since its
- * last answer were on MRC_SILENT_EVS EVs at least (or on all it had in
- * use): a few packets in flight on the EVs of one broken link of a fabric
- * say nothing of the plane's other links, and their timeouts retire just
- * those EVs.  A plane that carries one packet at a time is found silent
- * after as many timeouts, each on another EV.  The EVs are told apart by
- * their index modulo 16 (&mrc_conn_plane.lost_ev_bits): a plane's EVs
- * sit side by side in the table, and two that share a bit count once,
- * which only ever asks for more evidence.
+ * A plane is found silent whole at once only when the packets it lost
+ * since its last answer were on MRC_SILENT_EVS EVs at least (or on all it
+ * had in use): a few packets in flight on the EVs of one broken link of a
+ * fabric say nothing of the plane's other links, and their timeouts retire
+ * just those EVs.  On less evidence the plane is asked (mrc_output_doubt()).
+ * The EVs are told apart by their index modulo 16
+ * (&mrc_conn_plane.lost_ev_bits): a plane's EVs sit side by side in the
+ * table, and two that share a bit count once, which only ever asks for
+ * more evidence.
  */
 static u32 mrc_silent_need(const struct mrc_conn_plane *cp)
 {
@@ -559,6 +558,21 @@ static void mrc_lost_ev_note(struct mrc_conn_plane *cp, u8 ev_idx)
 static bool mrc_lost_evs_enough(const struct mrc_conn_plane *cp, u32 need)
 {
 	return hweight16(cp->lost_ev_bits) >= need;
+}
+
+/*
+ * A plane that answered nothing for a timeout while the peer answers on
+ * others, but lost packets on too few EVs to tell a black hole from one
+ * broken link: a plane that carries a packet at a time (a ping-pong) loses
+ * one per timeout, each timeout twice the last, and would wait seconds
+ * for the evidence.  Probes of its other EVs ask it instead
+ * (mrc_path_probe()): the plane is silent if none is answered within a
+ * timeout (mrc_output_deadline()).
+ */
+static void mrc_output_doubt(struct mrc_conn_plane *cp)
+{
+	if (!cp->doubt_until)
+		cp->doubt_due = true;
 }
 
 /* A silent plane: its EVs retire, and what it still holds is resent. */
@@ -579,7 +593,7 @@ static void mrc_output_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		mrc_mark_lost(msk, skb, why, now);
 	if (why == MRC_LOSS_ELSEWHERE)
 		mrc_path_silent(msk, cp, now);
-	cp->lost_ev_bits = 0;
+	mrc_path_doubt_clear(cp);
 }
 
 /*
@@ -655,10 +669,12 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 				elsewhere = true;
 			}
 		}
-		if (elsewhere &&
-		    mrc_lost_evs_enough(cp, mrc_silent_need(cp)) &&
-		    now - cp->last_acked >= mrc_rto_ns(msk, cp))
+		if (!elsewhere || now - cp->last_acked < mrc_rto_ns(msk, cp))
+			continue;
+		if (mrc_lost_evs_enough(cp, mrc_silent_need(cp)))
 			mrc_output_silent(msk, cp, MRC_LOSS_ELSEWHERE, now);
+		else
+			mrc_output_doubt(cp);
 	}
 }
 
@@ -772,10 +788,13 @@ static void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 			mrc_cc_on_silence(msk, cp);
 		if (cp->backoff < 16)
 			cp->backoff++;
-		if (!judged || !mrc_lost_evs_enough(cp, need) ||
-		    now - cp->last_acked < rto || !mrc_plane_outlived(msk, cp))
+		if (!judged || now - cp->last_acked < rto ||
+		    !mrc_plane_outlived(msk, cp))
 			continue;
-		mrc_output_silent(msk, cp, MRC_LOSS_TIMEOUT, now);
+		if (mrc_lost_evs_enough(cp, need))
+			mrc_output_silent(msk, cp, MRC_LOSS_TIMEOUT, now);
+		else
+			mrc_output_doubt(cp);
 	}
 }
 
@@ -829,7 +848,7 @@ static u64 mrc_next_rto(struct mrc_sock *msk)
 
 /*
  * The earliest time a packet in flight is found lost, by its reorder
- * window or by its timeout; 0 when none is in flight.
+ * window or by its timeout, or a plane in doubt silent; 0 for none.
  */
 u64 mrc_output_next_timeout(struct mrc_sock *msk)
 {
@@ -841,19 +860,43 @@ u64 mrc_output_next_timeout(struct mrc_sock *msk)
 		t = mrc_reorder_deadline(msk, &msk->planes[id], rack_sent);
 		if (t && (!when || t < when))
 			when = t;
+		t = msk->planes[id].doubt_until;
+		if (t && (!when || t < when))
+			when = t;
 	}
 	return when;
 }
 
 /*
+ * The planes whose probes went unanswered for a timeout, while the peer
+ * answered on another: silent (see mrc_output_doubt()).
+ */
+static void mrc_output_doubts_end(struct mrc_sock *msk, u64 now)
+{
+	int id;
+
+	for (id = 0; id < msk->nr_planes; id++) {
+		struct mrc_conn_plane *cp = &msk->planes[id];
+
+		if (!cp->doubt_until || now < cp->doubt_until)
+			continue;
+		cp->doubt_until = 0;
+		if (mrc_plane_outlived(msk, cp))
+			mrc_output_silent(msk, cp, MRC_LOSS_TIMEOUT, now);
+	}
+}
+
+/*
  * The timer's part in finding losses: the packets whose reorder window
- * ended, then those whose timeout did.  True if a timeout fired.
+ * ended, the planes in doubt that did not answer, then the packets whose
+ * timeout ended.  True if a timeout fired.
  */
 bool mrc_output_deadline(struct mrc_sock *msk, u64 now)
 {
 	u64 rto;
 
 	mrc_detect_loss(msk, now);
+	mrc_output_doubts_end(msk, now);
 	rto = mrc_next_rto(msk);
 	if (!rto || rto > now)
 		return false;
@@ -952,8 +995,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		 * a switch trims is congested, not silent, and must not have
 		 * its EVs retired whole as a black hole.
 		 */
-		cp->last_acked = now;
-		cp->lost_ev_bits = 0;
+		mrc_path_answered(cp, now);
 		if (!cb->lost)
 			mrc_mark_lost(msk, skb, MRC_LOSS_TRIM, now);
 		return;
@@ -989,7 +1031,7 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	    msk->next_psn - ntohl(ack->echo_psn) - 1 >= MRC_PSN_WINDOW)
 		return;
 	if (flags & MRC_F_PROBE_ECHO)
-		mrc_path_probe_answered(msk, ack);
+		mrc_path_probe_answered(msk, ack, now);
 	if (!msk->snd_ring) {
 		/* Nothing in flight (or idle for long): only the window. */
 		if (mrc_before(msk->snd_wnd_end, ntohl(ack->wnd_end)))

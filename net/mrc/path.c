@@ -273,7 +273,81 @@ static struct mrc_ev *mrc_path_probe_due(struct mrc_conn_plane *cp, u64 now)
 	return NULL;
 }
 
-/* Probe the retired EVs whose time has come, on planes that are up. */
+/* Forget what a plane was suspected of: it answered, or left, or is silent. */
+void mrc_path_doubt_clear(struct mrc_conn_plane *cp)
+{
+	cp->lost_ev_bits = 0;
+	cp->doubt_due = false;
+	cp->doubt_until = 0;
+}
+
+/* A packet or a probe sent on @cp came through. */
+void mrc_path_answered(struct mrc_conn_plane *cp, u64 now)
+{
+	cp->last_acked = now;
+	mrc_path_doubt_clear(cp);
+}
+
+/*
+ * Whether @ev's packets were found lost since its plane last answered;
+ * &mrc_conn_plane.lost_ev_bits tells EVs apart by their index modulo 16.
+ */
+static bool mrc_path_ev_lost(const struct mrc_sock *msk,
+			     const struct mrc_conn_plane *cp,
+			     const struct mrc_ev *ev)
+{
+	return cp->lost_ev_bits & BIT((ev - msk->ev_table) % 16);
+}
+
+/*
+ * A probe on each of up to @want active EVs of plane @id, those that lost
+ * packets since it last answered or those that did not; how many went.
+ */
+static u32 mrc_path_probe_evs(struct mrc_sock *msk, int id, bool lost,
+			      u32 want, struct sk_buff_head *queue)
+{
+	struct mrc_conn_plane *cp = &msk->planes[id];
+	struct mrc_ev *ev;
+	u32 sent = 0, i;
+
+	for (i = 0; i < cp->nr_evs && sent < want; i++) {
+		ev = &cp->evs[(cp->next_ev + i) % cp->nr_evs];
+		if (ev->state != MRC_EV_ACTIVE ||
+		    mrc_path_ev_lost(msk, cp, ev) != lost)
+			continue;
+		mrc_output_probe_ev(msk, id, ev->port, msk->snd_una, 0, queue);
+		sent++;
+	}
+	return sent;
+}
+
+/*
+ * Ask plane @id whether it works, before all its EVs are retired on the
+ * evidence of too few (mrc_output_doubt()): a probe on each of up to
+ * MRC_SILENT_EVS active EVs, those that lost nothing if there are any.
+ * An answer clears the plane (mrc_path_answered()); none within a timeout
+ * finds it silent (mrc_output_deadline()).
+ */
+static void mrc_path_doubt_probe(struct mrc_sock *msk, int id, u64 now,
+				 struct sk_buff_head *queue)
+{
+	struct mrc_conn_plane *cp = &msk->planes[id];
+	u32 want = min_t(u32, cp->nr_active, MRC_SILENT_EVS);
+
+	cp->doubt_due = false;
+	if (!mrc_path_usable(msk, id))
+		return;
+	if (!mrc_path_probe_evs(msk, id, false, want, queue) &&
+	    !mrc_path_probe_evs(msk, id, true, want, queue))
+		return;
+	cp->doubt_until = now + mrc_rto_ns(msk, cp);
+	MRC_MSK_INC_STATS(msk, MRC_MIB_PLANE_DOUBTS);
+}
+
+/*
+ * Probe the retired EVs whose time has come, and the planes in doubt, on
+ * planes that are up.
+ */
 void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue)
 {
 	struct mrc_ev *ev;
@@ -285,6 +359,8 @@ void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue)
 	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
+		if (cp->doubt_due)
+			mrc_path_doubt_probe(msk, id, now, queue);
 		if (cp->nr_active == cp->nr_evs || !mrc_path_usable(msk, id))
 			continue;
 		ev = mrc_path_probe_due(cp, now);
@@ -315,12 +391,16 @@ u64 mrc_path_next_probe(struct mrc_sock *msk)
 	int id;
 	u32 i;
 
-	if (!mrc_path_probing(msk, ktime_get_ns()))
+	u64 now = ktime_get_ns();
+
+	if (!mrc_path_probing(msk, now))
 		return 0;
 	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 
 		/* As mrc_path_probe() decides: no deadline it would skip. */
+		if (cp->doubt_due && mrc_path_usable(msk, id))
+			return now;
 		if (cp->nr_active == cp->nr_evs || !mrc_path_usable(msk, id))
 			continue;
 		t = 0;
@@ -350,7 +430,8 @@ static bool mrc_psn_since(const struct mrc_sock *msk, u32 psn, u32 first)
  * may be sent faster than a slow path answers them: the answer to any
  * probe of the series counts, not only to the last.
  */
-void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack)
+void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack,
+			     u64 now)
 {
 	u32 psn = ntohl(ack->echo_psn), dsn = ntohl(ack->echo_dsn);
 	struct mrc_conn_plane *cp;
@@ -374,7 +455,10 @@ void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack)
 	 * EV carries nothing but probes.
 	 */
 	ev = mrc_path_find_ev(msk, ntohs(ack->echo_ev), &cp);
-	if (ev && ev->state == MRC_EV_RETIRED && ev->probe_shift &&
+	if (!ev)
+		return;
+	mrc_path_answered(cp, now);
+	if (ev->state == MRC_EV_RETIRED && ev->probe_shift &&
 	    mrc_psn_since(msk, psn, ev->probe_psn))
 		mrc_path_restore(msk, cp, ev);
 }
@@ -571,7 +655,7 @@ static void mrc_path_refresh(struct mrc_sock *msk, struct sk_buff_head *queue)
 		}
 		if (cp->up != up) {
 			/* Losses before it left do not count after. */
-			cp->lost_ev_bits = 0;
+			mrc_path_doubt_clear(cp);
 			cp->up = up;
 			mrc_nl_conn_plane(msk, id, up);
 		}
