@@ -319,8 +319,9 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  *	acknowledged, or a probe on it answered
  * @doubt_due: the plane lost packets on too few EVs to be found silent,
  *	and answered nothing for a timeout: probes of other EVs are due
- * @doubt_until: when the plane is found silent if none of them was
- *	answered, 0 for no doubt
+ * @doubt_since: when those probes went out, 0 for none: the plane is
+ *	silent if it answers none within its timeout while the peer answers
+ *	on another plane (mrc_output_doubts_end())
  * @recovery_psn: losses of packets sent before this PSN belong to the
  *	current round of window reductions
  * @loss_round: number of that round (wraps); see &mrc_ev.cut_round
@@ -376,7 +377,7 @@ struct mrc_conn_plane {
 	u64			rack_sent;
 	u64			last_acked;
 	bool			doubt_due;
-	u64			doubt_until;
+	u64			doubt_since;
 	u32			recovery_psn;
 	u8			loss_round;
 	u8			round_samples;

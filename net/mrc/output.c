@@ -567,11 +567,11 @@ static bool mrc_lost_evs_enough(const struct mrc_conn_plane *cp, u32 need)
  * one per timeout, each timeout twice the last, and would wait seconds
  * for the evidence.  Probes of its other EVs ask it instead
  * (mrc_path_probe()): the plane is silent if none is answered within a
- * timeout (mrc_output_deadline()).
+ * timeout (mrc_output_doubts_end()).
  */
 static void mrc_output_doubt(struct mrc_conn_plane *cp)
 {
-	if (!cp->doubt_until)
+	if (!cp->doubt_since)
 		cp->doubt_due = true;
 }
 
@@ -846,6 +846,13 @@ static u64 mrc_next_rto(struct mrc_sock *msk)
 	return when;
 }
 
+/* When the doubt of @cp ends, 0 for none (see mrc_output_doubts_end()). */
+static u64 mrc_doubt_end(const struct mrc_sock *msk,
+			 const struct mrc_conn_plane *cp)
+{
+	return cp->doubt_since ? cp->doubt_since + mrc_rto_ns(msk, cp) : 0;
+}
+
 /*
  * The earliest time a packet in flight is found lost, by its reorder
  * window or by its timeout, or a plane in doubt silent; 0 for none.
@@ -860,7 +867,7 @@ u64 mrc_output_next_timeout(struct mrc_sock *msk)
 		t = mrc_reorder_deadline(msk, &msk->planes[id], rack_sent);
 		if (t && (!when || t < when))
 			when = t;
-		t = msk->planes[id].doubt_until;
+		t = mrc_doubt_end(msk, &msk->planes[id]);
 		if (t && (!when || t < when))
 			when = t;
 	}
@@ -868,21 +875,30 @@ u64 mrc_output_next_timeout(struct mrc_sock *msk)
 }
 
 /*
- * The planes whose probes went unanswered for a timeout, while the peer
- * answered on another: silent (see mrc_output_doubt()).
+ * The planes whose probes went unanswered for a timeout: silent if the
+ * peer answered on another plane since they went out (see
+ * mrc_output_doubt()).  A peer that answered nowhere meanwhile stalled, or
+ * every path did: that says nothing of this plane, and it is asked again
+ * at its next timeout if it still needs to be.
  */
 static void mrc_output_doubts_end(struct mrc_sock *msk, u64 now)
 {
-	int id;
+	int id, other;
 
 	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
+		u64 since = cp->doubt_since;
 
-		if (!cp->doubt_until || now < cp->doubt_until)
+		if (!since || now < mrc_doubt_end(msk, cp))
 			continue;
-		cp->doubt_until = 0;
-		if (mrc_plane_outlived(msk, cp))
-			mrc_output_silent(msk, cp, MRC_LOSS_TIMEOUT, now);
+		cp->doubt_since = 0;
+		for (other = 0; other < msk->nr_planes; other++) {
+			if (msk->planes[other].last_acked > since) {
+				mrc_output_silent(msk, cp, MRC_LOSS_TIMEOUT,
+						  now);
+				break;
+			}
+		}
 	}
 }
 
@@ -972,6 +988,8 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		 */
 		mrc_rtt_rcvd(msk, &msk->planes[cb->first_plane], ack,
 			     cb->first_sent, now);
+		/* Its plane works, whatever plane carried the resend. */
+		mrc_path_answered(&msk->planes[cb->first_plane], now);
 		mrc_echo_of_lost(msk, cb, flags, cb->first_sent);
 		cb = NULL;
 	}

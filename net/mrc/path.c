@@ -283,7 +283,7 @@ void mrc_path_doubt_clear(struct mrc_conn_plane *cp)
 {
 	cp->lost_ev_bits = 0;
 	cp->doubt_due = false;
-	cp->doubt_until = 0;
+	cp->doubt_since = 0;
 }
 
 /* A packet or a probe sent on @cp came through. */
@@ -331,7 +331,7 @@ static u32 mrc_path_probe_evs(struct mrc_sock *msk, int id, bool lost,
  * evidence of too few (mrc_output_doubt()): a probe on each of up to
  * MRC_SILENT_EVS active EVs, those that lost nothing if there are any.
  * An answer clears the plane (mrc_path_answered()); none within a timeout
- * finds it silent (mrc_output_deadline()).
+ * finds it silent (mrc_output_doubts_end()).
  */
 static void mrc_path_doubt_probe(struct mrc_sock *msk, int id, u64 now,
 				 struct sk_buff_head *queue)
@@ -345,7 +345,7 @@ static void mrc_path_doubt_probe(struct mrc_sock *msk, int id, u64 now,
 	if (!mrc_path_probe_evs(msk, id, false, want, queue) &&
 	    !mrc_path_probe_evs(msk, id, true, want, queue))
 		return;
-	cp->doubt_until = now + mrc_rto_ns(msk, cp);
+	cp->doubt_since = now;
 	MRC_MSK_INC_STATS(msk, MRC_MIB_PLANE_DOUBTS);
 }
 
@@ -392,11 +392,9 @@ void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue)
 /* When the next probe is due, 0 for none. */
 u64 mrc_path_next_probe(struct mrc_sock *msk)
 {
-	u64 when = 0, t;
+	u64 now = ktime_get_ns(), when = 0, t;
 	int id;
 	u32 i;
-
-	u64 now = ktime_get_ns();
 
 	if (!mrc_path_probing(msk, now))
 		return 0;

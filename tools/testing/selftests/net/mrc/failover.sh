@@ -898,7 +898,7 @@ some_retired()
 fabric()
 {
 	local k i rc=0 evs act ret size=96M links l1 l2 l3 l4 sum
-	local most=() counters=(PlaneSilent LossTimeout LossGap EvRetired) before=()
+	local most=() counters=(PlaneSilent PlaneDoubts LossTimeout LossGap EvRetired) before=()
 
 	topology fabric || return 1
 	xfer_start "$size" 10.0.101.2 || return 1
