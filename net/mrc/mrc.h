@@ -781,7 +781,6 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_PROBE_MAX_NS	(100 * NSEC_PER_MSEC)
 #define MRC_EV_PROOF		16	/* packets that prove an EV restored */
 #define MRC_EV_PENALTY_MAX	8	/* 500 us << 8 is past MRC_PROBE_MAX_NS */
-#define MRC_EV_WORSE_BY		4	/* losses beyond twice an EV's share */
 #define MRC_PROBE_GAP_NS	(5 * NSEC_PER_MSEC)	/* a plane's, at least */
 #define MRC_VALIDATE_TRIES	8	/* a series: 20 ms doubling, 5 s in all */
 #define MRC_VALIDATE_SERIES	4	/* 1 s, 2 s and 4 s apart: 27 s in all */

@@ -163,13 +163,9 @@ static void mrc_path_restore(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 }
 
 /*
- * Whether @ev lost more than twice its share of the plane's losses (by the
- * packets it carried), and four more: a path worse than the others, not
- * one that met the plane's queues (or reordering) by chance.  The four
- * are for the first drops of a queue that overflows: with a loss or two
- * each to share, an EV that took twice its share is common among 32; one
- * that took four more than that is rare (Poisson: 1 in 3,000 at most for
- * each, so about one overflow in a hundred retires one EV of 32).
+ * Whether @ev lost at least twice the plane's share of its packets, and a
+ * few: a path worse than the others, not one that met the plane's queues
+ * (or reordering) by chance.
  */
 static bool mrc_path_ev_worse(const struct mrc_conn_plane *cp,
 			      const struct mrc_ev *ev)
@@ -177,15 +173,14 @@ static bool mrc_path_ev_worse(const struct mrc_conn_plane *cp,
 	u64 losses = 0, sent = 0;
 	u32 i;
 
-	if (ev->losses <= MRC_EV_WORSE_BY)
+	if (ev->losses < 4)
 		return false;
 	/* The EVs' counters start with their draw, the plane's do not. */
 	for (i = 0; i < cp->nr_evs; i++) {
 		losses += cp->evs[i].losses;
 		sent += cp->evs[i].tx_packets;
 	}
-	return (u64)(ev->losses - MRC_EV_WORSE_BY) * sent >
-	       2 * losses * ev->tx_packets;
+	return (u64)ev->losses * sent > 2 * losses * ev->tx_packets;
 }
 
 /*
