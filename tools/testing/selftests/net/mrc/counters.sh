@@ -17,8 +17,11 @@
 #   version counts InMalformed; on IPv4, one without a UDP checksum counts
 #   InNoCsum; drop monitors see these drops with the reasons NO_SOCKET and
 #   UDP_CSUM (the skb:kfree_skb tracepoint);
-# - 20% loss on plane 1 under a transfer counts losses, resends and
-#   retired EVs at the sender, and once the loss is gone, restored EVs.
+# - 20% loss on plane 1 under a transfer counts losses and resends at
+#   the sender; then all of plane 1's packets lost for a second, retired
+#   EVs; and once the loss is gone, restored EVs.  (Loss that hits every
+#   EV alike retires none, or one now and then: no EV is worse than the
+#   others.)
 #
 # IPv4 and IPv6, two planes.
 
@@ -255,7 +258,8 @@ restored()
 			"$tmp/a2")" -gt 0 ]
 }
 
-# lossy: 20% loss on A's plane 1 for three seconds of a long transfer.
+# lossy: 20% loss on A's plane 1 for three seconds of a long transfer,
+# then 100% for one.
 lossy()
 {
 	local rc=0
@@ -269,6 +273,8 @@ lossy()
 	sleep 1
 	tc -n "$A" qdisc add dev veth1 root netem loss 20% || return 1
 	sleep 3
+	tc -n "$A" qdisc change dev veth1 root netem loss 100% || rc=1
+	sleep 1
 	tc -n "$A" qdisc del dev veth1 root
 	mrc_stats_delta "$A" "$tmp" > "$tmp/a" || return 1
 	expect_count "$tmp/a" Retrans -ge 1 || rc=1
