@@ -317,11 +317,9 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @rack_sent: send time of the latest-sent packet known delivered
  * @last_acked: when the plane last answered: a packet sent on it
  *	acknowledged, or a probe on it answered
- * @doubt_due: the plane lost packets on too few EVs to be found silent,
- *	and answered nothing for a timeout: probes of other EVs are due
- * @doubt_since: when those probes went out, 0 for none: the plane is
- *	silent if it answers none within its timeout while the peer answers
- *	on another plane (mrc_output_doubts_end())
+ * @doubt_since: when the probes that ask the plane (@doubt_due) went out,
+ *	0 for none: the plane is silent if it answers none within its
+ *	timeout while the peer answers on another (mrc_output_doubts_end())
  * @recovery_psn: losses of packets sent before this PSN belong to the
  *	current round of window reductions
  * @loss_round: number of that round (wraps); see &mrc_ev.cut_round
@@ -342,6 +340,8 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @retirements: EVs retired after a loss
  * @probes: probes sent on retired EVs
  * @restores: EVs back in use after a probe came through
+ * @doubt_due: the plane lost packets on too few EVs to be found silent,
+ *	and answered nothing for a timeout: probes of other EVs are due
  * @ce_marks: acknowledgments of packets marked CE
  * @trims: packets a switch trimmed, reported by NACK
  */
@@ -376,7 +376,6 @@ struct mrc_conn_plane {
 	u32			queue_peak_us;
 	u64			rack_sent;
 	u64			last_acked;
-	bool			doubt_due;
 	u64			doubt_since;
 	u32			recovery_psn;
 	u8			loss_round;
@@ -396,9 +395,10 @@ struct mrc_conn_plane {
 	u64			tx_bytes;
 	u64			rx_packets;
 	u64			retransmits;
-	u64			retirements;
-	u64			probes;
-	u64			restores;
+	u32			retirements;
+	u32			probes;
+	u32			restores;
+	bool			doubt_due;
 	u64			ce_marks;
 	u64			trims;
 };
