@@ -686,6 +686,17 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 	}
 }
 
+/* Whether the peer answered on any plane after @when. */
+static bool mrc_answered_after(const struct mrc_sock *msk, u64 when)
+{
+	int id;
+
+	for (id = 0; id < msk->nr_planes; id++)
+		if (msk->planes[id].last_acked > when)
+			return true;
+	return false;
+}
+
 /*
  * Whether the peer acknowledged, on another plane, a packet after the last
  * one it acknowledged on @cp: it lives, and @cp stopped working.
@@ -693,12 +704,7 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 static bool mrc_plane_outlived(const struct mrc_sock *msk,
 			       const struct mrc_conn_plane *cp)
 {
-	int id;
-
-	for (id = 0; id < msk->nr_planes; id++)
-		if (msk->planes[id].last_acked > cp->last_acked)
-			return true;
-	return false;
+	return mrc_answered_after(msk, cp->last_acked);
 }
 
 /*
@@ -891,7 +897,7 @@ u64 mrc_output_next_timeout(struct mrc_sock *msk)
  */
 static void mrc_output_doubts_end(struct mrc_sock *msk, u64 now)
 {
-	int id, other;
+	int id;
 
 	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
@@ -900,13 +906,8 @@ static void mrc_output_doubts_end(struct mrc_sock *msk, u64 now)
 		if (!since || now < mrc_doubt_end(msk, cp))
 			continue;
 		cp->doubt_since = 0;
-		for (other = 0; other < msk->nr_planes; other++) {
-			if (msk->planes[other].last_acked > since) {
-				mrc_output_silent(msk, cp, MRC_LOSS_TIMEOUT,
-						  now);
-				break;
-			}
-		}
+		if (mrc_answered_after(msk, since))
+			mrc_output_silent(msk, cp, MRC_LOSS_TIMEOUT, now);
 	}
 }
 
