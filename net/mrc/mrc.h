@@ -339,9 +339,12 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @retransmits: DATA packets resent after a loss on the plane
  * @retirements: EVs retired after a loss
  * @probes: probes sent on retired EVs
- * @restores: EVs back in use after a probe came through
+ * @restores: EVs back in use after a probe came through, or with their
+ *	plane (@silenced)
  * @doubt_due: the plane lost packets on too few EVs to be found silent,
  *	and answered nothing for a timeout: probes of other EVs are due
+ * @silenced: EVs of the plane are %MRC_EV_SILENCED: its next answer
+ *	brings them back (mrc_path_answered())
  * @ce_marks: acknowledgments of packets marked CE
  * @trims: packets a switch trimmed, reported by NACK
  */
@@ -399,13 +402,20 @@ struct mrc_conn_plane {
 	u32			probes;
 	u32			restores;
 	bool			doubt_due;
+	bool			silenced;
 	u64			ce_marks;
 	u64			trims;
 };
 
+/*
+ * An EV out of use is retired for a loss of its own, or silenced with its
+ * whole plane (mrc_path_silent()): both carry nothing but probes, but a
+ * silenced one comes back as soon as its plane answers anything.
+ */
 enum mrc_ev_state {
 	MRC_EV_ACTIVE,
 	MRC_EV_RETIRED,
+	MRC_EV_SILENCED,
 };
 
 /**
@@ -1003,7 +1013,8 @@ void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue);
 u64 mrc_path_next_probe(struct mrc_sock *msk);
 void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack,
 			     u64 now);
-void mrc_path_answered(struct mrc_conn_plane *cp, u64 now);
+void mrc_path_answered(struct mrc_sock *msk, struct mrc_conn_plane *cp,
+		       u64 now);
 void mrc_path_doubt_clear(struct mrc_conn_plane *cp);
 bool mrc_path_usable(struct mrc_sock *msk, int id);
 void mrc_path_validate_start(struct mrc_sock *msk, u64 now);

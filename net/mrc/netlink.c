@@ -698,7 +698,7 @@ static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
 		 */
 		p->first_retired = nr_retired;
 		for (i = 0; cp->evs && i < cp->nr_evs; i++)
-			if (cp->evs[i].state == MRC_EV_RETIRED &&
+			if (cp->evs[i].state != MRC_EV_ACTIVE &&
 			    nr_retired < MRC_MAX_EVS)
 				c->retired[nr_retired++] = cp->evs[i].port;
 		p->nr_retired = nr_retired - p->first_retired;

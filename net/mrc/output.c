@@ -490,7 +490,7 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 	 * again) still shows that its plane works: a plane whose round trip
 	 * outgrew its wait would otherwise be found silent, again and again.
 	 */
-	mrc_path_answered(cp, now);
+	mrc_path_answered(msk, cp, now);
 	if (!cb->lost) {
 		struct mrc_ev *ev = &msk->ev_table[cb->ev_idx];
 
@@ -998,7 +998,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		mrc_rtt_rcvd(msk, &msk->planes[cb->first_plane], ack,
 			     cb->first_sent, now);
 		/* Its plane works, whatever plane carried the resend. */
-		mrc_path_answered(&msk->planes[cb->first_plane], now);
+		mrc_path_answered(msk, &msk->planes[cb->first_plane], now);
 		mrc_echo_of_lost(msk, cb, flags, cb->first_sent);
 		cb = NULL;
 	}
@@ -1022,7 +1022,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		 * a switch trims is congested, not silent, and must not have
 		 * its EVs retired whole as a black hole.
 		 */
-		mrc_path_answered(cp, now);
+		mrc_path_answered(msk, cp, now);
 		if (!cb->lost)
 			mrc_mark_lost(msk, skb, MRC_LOSS_TRIM, now);
 		return;

@@ -133,12 +133,12 @@ static u64 mrc_path_probe_interval(const struct mrc_conn_plane *cp, u8 shift)
 }
 
 static void mrc_path_retire(struct mrc_sock *msk, struct mrc_conn_plane *cp,
-			    struct mrc_ev *ev, u64 now)
+			    struct mrc_ev *ev, enum mrc_ev_state state, u64 now)
 {
-	if (ev->state == MRC_EV_RETIRED)
+	if (ev->state != MRC_EV_ACTIVE)
 		return;
 	trace_mrc_ev_retire(msk, cp - msk->planes, ev->port, ev->losses);
-	ev->state = MRC_EV_RETIRED;
+	ev->state = state;
 	ev->probe_shift = 0;
 	ev->next_probe = now + mrc_path_probe_interval(cp, ev->penalty);
 	cp->nr_active--;
@@ -208,15 +208,20 @@ void mrc_path_lost(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 			 mrc_path_ev_worse(cp, ev))
 			ev->penalty++;
 	}
-	mrc_path_retire(msk, cp, ev, now);
+	mrc_path_retire(msk, cp, ev, MRC_EV_RETIRED, now);
 }
 
 /*
  * Nothing sent on @cp was acknowledged for a whole timeout, and the peer
  * acknowledged on another plane since @cp last worked: the plane is a
  * black hole, not one bad path.
- * All its EVs retire at once, where one timeout each (doubled every time)
- * held sparse traffic for seconds per EV; probes bring them back.
+ * All its EVs in use are silenced at once, where one timeout each
+ * (doubled every time) held sparse traffic for seconds per EV.  A plane
+ * that only stalled longer than its timeout (a host or a router kept off
+ * the CPU, a queue that filled) answers again soon: a late acknowledgment
+ * or a probe's answer brings every silenced EV back at once
+ * (mrc_path_answered()), where probing them one at a time took a probe gap
+ * per EV, 160 ms for 32.  EVs retired for losses of their own stay out.
  */
 void mrc_path_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp, u64 now)
 {
@@ -228,7 +233,8 @@ void mrc_path_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp, u64 now)
 	/* It may come back over another route: learn its queue again. */
 	mrc_cc_delay_reset(msk, cp);
 	for (i = 0; i < cp->nr_evs; i++)
-		mrc_path_retire(msk, cp, &cp->evs[i], now);
+		mrc_path_retire(msk, cp, &cp->evs[i], MRC_EV_SILENCED, now);
+	cp->silenced = true;
 }
 
 /*
@@ -265,7 +271,7 @@ static struct mrc_ev *mrc_path_probe_due(struct mrc_conn_plane *cp, u64 now)
 		return NULL;
 	for (i = 0; i < cp->nr_evs; i++) {
 		ev = &cp->evs[(cp->probe_ev + i) % cp->nr_evs];
-		if (ev->state == MRC_EV_RETIRED && ev->next_probe <= now) {
+		if (ev->state != MRC_EV_ACTIVE && ev->next_probe <= now) {
 			cp->probe_ev = (cp->probe_ev + i + 1) % cp->nr_evs;
 			return ev;
 		}
@@ -281,11 +287,20 @@ void mrc_path_doubt_clear(struct mrc_conn_plane *cp)
 	cp->doubt_since = 0;
 }
 
-/* A packet or a probe sent on @cp came through. */
-void mrc_path_answered(struct mrc_conn_plane *cp, u64 now)
+/* A packet or a probe sent on @cp came through: the plane works. */
+void mrc_path_answered(struct mrc_sock *msk, struct mrc_conn_plane *cp,
+		       u64 now)
 {
+	u32 i;
+
 	cp->last_acked = now;
 	mrc_path_doubt_clear(cp);
+	if (!cp->silenced)
+		return;
+	cp->silenced = false;
+	for (i = 0; i < cp->nr_evs; i++)
+		if (cp->evs[i].state == MRC_EV_SILENCED)
+			mrc_path_restore(msk, cp, &cp->evs[i]);
 }
 
 /*
@@ -405,7 +420,7 @@ u64 mrc_path_next_probe(struct mrc_sock *msk)
 		for (i = 0; i < cp->nr_evs; i++) {
 			struct mrc_ev *ev = &cp->evs[i];
 
-			if (ev->state == MRC_EV_RETIRED &&
+			if (ev->state != MRC_EV_ACTIVE &&
 			    (!t || ev->next_probe < t))
 				t = ev->next_probe;
 		}
@@ -455,7 +470,7 @@ void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack,
 	ev = mrc_path_find_ev(msk, ntohs(ack->echo_ev), &cp);
 	if (!ev)
 		return;
-	mrc_path_answered(cp, now);
+	mrc_path_answered(msk, cp, now);
 	if (ev->state == MRC_EV_RETIRED && ev->probe_shift &&
 	    mrc_psn_since(msk, psn, ev->probe_psn))
 		mrc_path_restore(msk, cp, ev);
@@ -650,6 +665,7 @@ static void mrc_path_refresh(struct mrc_sock *msk, struct sk_buff_head *queue)
 				cp->evs[i].skip = 0;
 			}
 			cp->nr_active = cp->nr_evs;
+			cp->silenced = false;
 		}
 		if (cp->up != up) {
 			/* Losses before it left do not count after. */

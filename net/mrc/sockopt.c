@@ -136,9 +136,9 @@ static u32 mrc_ev_info_fill(struct mrc_sock *msk, struct mrc_ev_info *evs)
 			const struct mrc_ev *ev = &cp->evs[i];
 
 			evs[n].mrcei_plane = id;
-			evs[n].mrcei_state = ev->state == MRC_EV_RETIRED ?
-					     MRC_EV_STATE_RETIRED :
-					     MRC_EV_STATE_ACTIVE;
+			evs[n].mrcei_state = ev->state == MRC_EV_ACTIVE ?
+					     MRC_EV_STATE_ACTIVE :
+					     MRC_EV_STATE_RETIRED;
 			evs[n].mrcei_port = ev->port;
 			evs[n].mrcei_losses = ev->losses;
 			evs[n].mrcei_tx_packets = ev->tx_packets;
