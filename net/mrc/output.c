@@ -750,6 +750,36 @@ static bool mrc_timeouts_blind(const struct mrc_sock *msk, u64 rack_sent,
 	return evs;
 }
 
+/*
+ * Whether the timeouts of @cp at @now find it silent, as
+ * mrc_output_timeout() decides once they are marked lost: it asks first,
+ * so that the plane's EVs are silenced before the timeouts retire theirs
+ * one by one, each as a bad path of its own.
+ */
+static bool mrc_timeouts_silence(const struct mrc_sock *msk,
+				 const struct mrc_conn_plane *cp,
+				 u64 rack_sent, bool blind, u64 rto, u64 now)
+{
+	u16 bits = cp->lost_ev_bits;
+	const struct sk_buff *skb;
+	bool judged = false;
+
+	if (now - cp->last_acked < rto || !mrc_plane_outlived(msk, cp))
+		return false;
+	list_for_each_entry(skb, &cp->inflight, list) {
+		const struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
+
+		if (now - cb->sent < rto)
+			break;
+		if ((blind && cb->sent > rack_sent) ||
+		    mrc_sent_in_silence(msk, cb->sent))
+			continue;
+		judged = true;
+		bits |= BIT(cb->ev_idx % 16);
+	}
+	return judged && hweight16(bits) >= mrc_silent_need(cp);
+}
+
 /* Declare lost what waited longer than its plane's timeout. */
 static void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 {
@@ -774,7 +804,11 @@ static void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 		struct mrc_conn_plane *cp = &msk->planes[id];
 		u64 rto = mrc_rto_ns(msk, cp);
 		u32 expired = 0, judged = 0, need = mrc_silent_need(cp);
+		bool silent = mrc_timeouts_silence(msk, cp, rack_sent, blind,
+						   rto, now);
 
+		if (silent)
+			mrc_path_silent(msk, cp, now);
 		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
 			const struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 			u64 sent = cb->sent;
@@ -805,7 +839,7 @@ static void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 		if (!judged || now - cp->last_acked < rto ||
 		    !mrc_plane_outlived(msk, cp))
 			continue;
-		if (mrc_lost_evs_enough(cp, need))
+		if (silent || mrc_lost_evs_enough(cp, need))
 			mrc_output_silent(msk, cp, MRC_LOSS_TIMEOUT, now);
 		else
 			mrc_output_doubt(cp);
