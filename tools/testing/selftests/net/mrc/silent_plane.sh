@@ -35,6 +35,13 @@
 # stall port; skipped where there is none), as a hypervisor does to a VM
 # now and then: no path is taken for broken, no timeout is held against
 # one (LossTimeout), no EV retires.
+#
+# Last, a plane cut for a moment while the other carries on: a transfer
+# over two planes, plane 2 with 10 ms more round trip (so that its probes
+# go out 10 ms apart, not 5), its packets dropped until it is found
+# silent, then let through again.  Its first answer brings all its EVs
+# back at once, where each came back by its own probe's answer, one probe
+# every 10 ms: after the cut, fewer probes than EVs restored.
 
 . "$(dirname "$0")/mrc_lib.sh"
 
@@ -43,11 +50,11 @@ mrc_require_root
 mrc_need_mrcctl
 mrc_need_mrcize
 mrc_need_bin mrc_xfer
-mrc_need_cmd python3 socat tc jq
+mrc_need_cmd python3 socat tc jq mkfifo timeout
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 mrc_need_mod sch_netem sch_plug
 
-mrc_plan 26
+mrc_plan 32
 
 suffix=$(printf '%04x' $RANDOM)
 A=mrcsp-$suffix-a
@@ -337,6 +344,125 @@ paused_no_path_loss()
 		mrc_fail "$(moved EvRetired) EVs retired"
 }
 
+# plane2_figures: retirements, probes, restores, EVs in use, EVs and
+# smoothed round trip (us) of plane 2 of $A's connection.
+plane2_figures()
+{
+	"$MRCCTL" -n "$A" -s -j conn show |
+		jq -r '[.[0].planes[] | select(.id == 2)][0] |
+			"\(.retirements) \(.probes) \(.restores) \(.evs_active) \(.evs) \(.srtt_us)"'
+}
+
+# plane2_probes: probes sent on plane 2 of $A's connection, in PROBES, read
+# with nothing started but mrcctl (jq after it took 0.15 s, 14 probes).
+plane2_probes()
+{
+	local w i
+
+	PROBES=
+	while read -r -a w; do
+		[ "${w[0]} ${w[1]}" = "plane 2" ] || continue
+		for ((i = 2; i + 1 < ${#w[@]}; i += 2)); do
+			[ "${w[i]}" = probes ] && PROBES=${w[i + 1]}
+		done
+	done < <("$MRCCTL" -n "$A" -s conn show)
+	[ -n "$PROBES" ]
+}
+
+# plane2_ready: plane 2 has a round trip of its own, and every EV in use.
+plane2_ready()
+{
+	local act evs srtt
+
+	read -r _ _ _ act evs srtt <<< "$(plane2_figures)"
+	[ -n "$evs" ] && [ "$act" = "$evs" ] && [ "${srtt:-0}" -gt 0 ]
+}
+
+# cut_plane FAMILY: a transfer over two planes whose plane 2 drops
+# everything until it is found silent (see the head of this file).  Sets
+# cut_sums, cut_silent (PlaneSilent from the cut to a second after it)
+# and cut_moved: plane 2's probes and restores from the end of the cut to
+# a second later, then its EVs in use, its EVs and its smoothed round trip.
+cut_plane()
+{
+	local fam=$1 peer sent0 sil0 p0 s0 p1 s1 act evs srtt mon fd k rc=0
+
+	mrc_kill_jobs
+	mrc_cleanup
+	cut_sums='' cut_silent='' cut_moved=''
+	mrc_ns_add "$A" "$B" &&
+		mrc_link_hosts "$A" "$B" "$fam" 1 2 || return 1
+	tc -n "$B" qdisc add dev veth2 root netem delay 10ms &&
+		tc -n "$A" qdisc add dev veth2 root netem loss 0% ||
+		mrc_fail "cannot add the qdiscs of plane 2" || return 1
+	mrc_add_planes "$A" "$B" "$fam" 1 2 || return 1
+	peer=$(mrc_addr "$fam" 1 2)
+	mrc_xfer_server "$B" "$PORT" "$tmp" || return 1
+	sent0=$(mrc_counter "$A" DataSent)
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$PORT" -s 256M -T 120 \
+		> "$tmp/c.out" 2> "$tmp/c.err" &
+	cli=$!
+	mrc_wait_for 20 eval "[ \$((\$(mrc_counter $A DataSent) - $sent0)) -gt 2000 ]" ||
+		mrc_fail "the transfer did not start: $(cat "$tmp/c.err")" || return 1
+	mrc_wait_for 10 plane2_ready ||
+		mrc_fail "plane 2 not measured, or not in use whole: $(plane2_figures)" ||
+		return 1
+	# The plane is found silent when its last EV goes out of use, as the
+	# monitor tells.  Its probes are counted from just before it is let
+	# through, by a tc started before that reads its commands (one
+	# started then took 0.4 s: 40 probes at 10 ms).  Its restorations
+	# may be counted a little earlier: none happen while it is cut.
+	mkfifo "$tmp/mon" && { "$MRCCTL" -n "$A" monitor paths > "$tmp/mon" & } &&
+		mon=$! && exec {fd}< "$tmp/mon" ||
+		mrc_fail "cannot start the monitor" || return 1
+	coproc CUT { tc -n "$A" -batch -; }
+	sleep 1
+	sil0=$(mrc_counter "$A" PlaneSilent)
+	echo "qdisc change dev veth2 root netem loss 100%" >&"${CUT[1]}"
+	timeout 5 grep -m1 -qE " plane 2 ev .* active 0$" <&"$fd"
+	read -r _ _ s0 _ <<< "$(plane2_figures)"
+	plane2_probes
+	echo "qdisc change dev veth2 root netem loss 0%" >&"${CUT[1]}"
+	p0=$PROBES
+	eval "exec ${CUT[1]}>&-"
+	wait "$CUT_PID" || mrc_fail "tc could not cut plane 2 and heal it" || rc=1
+	kill "$mon"
+	exec {fd}<&-
+	rm -f "$tmp/mon"
+	sleep 1
+	cut_silent=$(($(mrc_counter "$A" PlaneSilent) - sil0))
+	read -r _ p1 s1 act evs srtt <<< "$(plane2_figures)"
+	[ -n "$evs" ] && [ -n "$p0" ] &&
+		cut_moved="$((p1 - p0)) $((s1 - s0)) $act $evs $srtt"
+	kill -0 "$cli" 2> /dev/null ||
+		mrc_fail "the transfer ended before plane 2 was looked at" || rc=1
+	wait "$cli" || mrc_fail "the transfer failed: $(cat "$tmp/c.err")" || rc=1
+	wait "$srv" || mrc_fail "the server failed: $(cat "$tmp/s.err")" || rc=1
+	for k in c s; do
+		cut_sums+=" $(awk '$1 == "conn" { print $8 }' "$tmp/$k.out")"
+	done
+	return "$rc"
+}
+
+# cut_back_whole: the cut plane was found silent, and came back whole at
+# its first answer: every EV in use, fewer probes than EVs restored.
+cut_back_whole()
+{
+	local probes res act evs srtt
+
+	read -r probes res act evs srtt <<< "$cut_moved"
+	mrc_info "plane 2: PlaneSilent ${cut_silent:-?}; after the cut: probes" \
+		"${probes:-?}, EVs restored ${res:-?}; ${act:-?} of ${evs:-?} in use," \
+		"smoothed round trip ${srtt:-?} us"
+	[ -n "$evs" ] || mrc_fail "no figures of plane 2" || return 1
+	[ "$cut_silent" -ge 1 ] || mrc_fail "plane 2 was not found silent" || return 1
+	[ "$act" = "$evs" ] ||
+		mrc_fail "$act of $evs EVs of plane 2 in use a second after the cut" ||
+		return 1
+	[ "$res" -gt "$probes" ] ||
+		mrc_fail "$res EVs restored by $probes probes: each by its own"
+}
+
 # intact "SENT RECEIVED": the two SHA-256 are there, and the same.
 intact()
 {
@@ -392,5 +518,13 @@ for fam in 4 6; do
 	mrc_check "$name: the same SHA-256 at both ends" intact "$pause_sums"
 	mrc_check "$name: no path taken for broken: no timeout of a path, no EV retired" \
 		paused_no_path_loss
+done
+for fam in 4 6; do
+	name=IPv$fam
+	mrc_check "$name: a 256 MiB transfer over two planes, plane 2 cut until found silent" \
+		cut_plane "$fam"
+	mrc_check "$name: the same SHA-256 at both ends" intact "$cut_sums"
+	mrc_check "$name: plane 2 back whole at its first answer, not by a probe each" \
+		cut_back_whole
 done
 mrc_finish
