@@ -345,6 +345,8 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  *	and answered nothing for a timeout: probes of other EVs are due
  * @silenced: EVs of the plane are %MRC_EV_SILENCED: its next answer
  *	brings them back (mrc_path_answered())
+ * @back_unproven: the plane came back whole at an answer, and no DATA
+ *	sent on it since has arrived: found silent again, its EVs retire
  * @ce_marks: acknowledgments of packets marked CE
  * @trims: packets a switch trimmed, reported by NACK
  */
@@ -403,6 +405,7 @@ struct mrc_conn_plane {
 	u32			restores;
 	bool			doubt_due;
 	bool			silenced;
+	bool			back_unproven;
 	u64			ce_marks;
 	u64			trims;
 };

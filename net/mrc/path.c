@@ -222,9 +222,15 @@ void mrc_path_lost(struct mrc_sock *msk, struct mrc_conn_plane *cp,
  * or a probe's answer brings every silenced EV back at once
  * (mrc_path_answered()), where probing them one at a time took a probe gap
  * per EV, 160 ms for 32.  EVs retired for losses of their own stay out.
+ * A plane that answers probes but loses DATA (a path that drops large
+ * packets, or a peer that answers only probes) would so come back and be
+ * found silent again every timeout: one that comes back whole and is
+ * silent again before any DATA sent on it arrived has its EVs retired,
+ * each to be brought back by its own probe.
  */
 void mrc_path_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp, u64 now)
 {
+	enum mrc_ev_state state = MRC_EV_SILENCED;
 	u32 i;
 
 	if (!cp->nr_active)
@@ -232,9 +238,11 @@ void mrc_path_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp, u64 now)
 	MRC_MSK_INC_STATS(msk, MRC_MIB_PLANE_SILENT);
 	/* It may come back over another route: learn its queue again. */
 	mrc_cc_delay_reset(msk, cp);
+	if (cp->back_unproven)
+		state = MRC_EV_RETIRED;
 	for (i = 0; i < cp->nr_evs; i++)
-		mrc_path_retire(msk, cp, &cp->evs[i], MRC_EV_SILENCED, now);
-	cp->silenced = true;
+		mrc_path_retire(msk, cp, &cp->evs[i], state, now);
+	cp->silenced = state == MRC_EV_SILENCED;
 }
 
 /*
@@ -298,6 +306,7 @@ void mrc_path_answered(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	if (!cp->silenced)
 		return;
 	cp->silenced = false;
+	cp->back_unproven = true;
 	for (i = 0; i < cp->nr_evs; i++)
 		if (cp->evs[i].state == MRC_EV_SILENCED)
 			mrc_path_restore(msk, cp, &cp->evs[i]);
@@ -666,6 +675,7 @@ static void mrc_path_refresh(struct mrc_sock *msk, struct sk_buff_head *queue)
 			}
 			cp->nr_active = cp->nr_evs;
 			cp->silenced = false;
+			cp->back_unproven = false;
 		}
 		if (cp->up != up) {
 			/* Losses before it left do not count after. */
