@@ -752,6 +752,29 @@ static bool mrc_timeouts_blind(const struct mrc_sock *msk, u64 rack_sent,
 }
 
 /*
+ * What the timeout of a packet sent at @sent says: a loss held against
+ * its path, or (MRC_LOSS_PEER_SILENT) one of a silence of every path,
+ * which says nothing of any.
+ */
+static enum mrc_loss mrc_timeout_why(const struct mrc_sock *msk, u64 sent,
+				     u64 rack_sent, bool blind)
+{
+	if ((blind && sent > rack_sent) || mrc_sent_in_silence(msk, sent))
+		return MRC_LOSS_PEER_SILENT;
+	return MRC_LOSS_TIMEOUT;
+}
+
+/*
+ * Whether @cp answered nothing for a timeout while the peer answered on
+ * another plane since: what its timeouts judged may find it silent.
+ */
+static bool mrc_plane_quiet(const struct mrc_sock *msk,
+			    const struct mrc_conn_plane *cp, u64 rto, u64 now)
+{
+	return now - cp->last_acked >= rto && mrc_plane_outlived(msk, cp);
+}
+
+/*
  * Whether the timeouts of @cp at @now find it silent, as
  * mrc_output_timeout() decides once they are marked lost: it asks first,
  * so that the plane's EVs are silenced before the timeouts retire theirs
@@ -765,15 +788,15 @@ static bool mrc_timeouts_silence(const struct mrc_sock *msk,
 	const struct sk_buff *skb;
 	bool judged = false;
 
-	if (now - cp->last_acked < rto || !mrc_plane_outlived(msk, cp))
+	if (!mrc_plane_quiet(msk, cp, rto, now))
 		return false;
 	list_for_each_entry(skb, &cp->inflight, list) {
 		const struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 
 		if (now - cb->sent < rto)
 			break;
-		if ((blind && cb->sent > rack_sent) ||
-		    mrc_sent_in_silence(msk, cb->sent))
+		if (mrc_timeout_why(msk, cb->sent, rack_sent, blind) !=
+		    MRC_LOSS_TIMEOUT)
 			continue;
 		judged = true;
 		bits |= BIT(cb->ev_idx % 16);
@@ -816,10 +839,7 @@ static void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 
 			if (now - sent < rto)
 				break;
-			why = MRC_LOSS_TIMEOUT;
-			if ((blind && sent > rack_sent) ||
-			    mrc_sent_in_silence(msk, sent))
-				why = MRC_LOSS_PEER_SILENT;
+			why = mrc_timeout_why(msk, sent, rack_sent, blind);
 			if (mrc_mark_lost(msk, skb, why, now)) {
 				mrc_lost_ev_note(cp, cb->ev_idx);
 				judged++;
@@ -837,8 +857,7 @@ static void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 			mrc_cc_on_silence(msk, cp);
 		if (cp->backoff < 16)
 			cp->backoff++;
-		if (!judged || now - cp->last_acked < rto ||
-		    !mrc_plane_outlived(msk, cp))
+		if (!judged || !mrc_plane_quiet(msk, cp, rto, now))
 			continue;
 		if (silent || mrc_lost_evs_enough(cp, need))
 			mrc_output_silent(msk, cp, MRC_LOSS_TIMEOUT, now);
