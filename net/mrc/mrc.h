@@ -347,6 +347,8 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  *	brings them back (mrc_path_answered())
  * @back_unproven: the plane came back whole at an answer, and no DATA
  *	sent on it since has arrived: found silent again, its EVs retire
+ * @probe_backoff: silences of the plane since it came back and before
+ *	any DATA sent on it arrived: its probe gap doubles with each
  * @ce_marks: acknowledgments of packets marked CE
  * @trims: packets a switch trimmed, reported by NACK
  */
@@ -406,6 +408,7 @@ struct mrc_conn_plane {
 	bool			doubt_due;
 	bool			silenced;
 	bool			back_unproven;
+	u8			probe_backoff;
 	u64			ce_marks;
 	u64			trims;
 };
@@ -795,6 +798,7 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_EV_PROOF		16	/* packets that prove an EV restored */
 #define MRC_EV_PENALTY_MAX	8	/* 500 us << 8 is past MRC_PROBE_MAX_NS */
 #define MRC_PROBE_GAP_NS	(5 * NSEC_PER_MSEC)	/* a plane's, at least */
+#define MRC_PROBE_BACKOFF_MAX	6	/* a gap of 320 ms at the least */
 #define MRC_VALIDATE_TRIES	8	/* a series: 20 ms doubling, 5 s in all */
 #define MRC_VALIDATE_SERIES	4	/* 1 s, 2 s and 4 s apart: 27 s in all */
 #define MRC_VALIDATE_RETRY_NS	(1ULL * NSEC_PER_SEC)

@@ -495,6 +495,7 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 		struct mrc_ev *ev = &msk->ev_table[cb->ev_idx];
 
 		cp->back_unproven = false;
+		cp->probe_backoff = 0;
 		cp->nr_inflight--;
 		if (ev->unproven)
 			ev->unproven--;

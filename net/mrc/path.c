@@ -226,7 +226,10 @@ void mrc_path_lost(struct mrc_sock *msk, struct mrc_conn_plane *cp,
  * packets, or a peer that answers only probes) would so come back and be
  * found silent again every timeout: one that comes back whole and is
  * silent again before any DATA sent on it arrived has its EVs retired,
- * each to be brought back by its own probe.
+ * each to be brought back by its own probe.  Each EV so brought back
+ * loses its DATA in turn, and each such loss finds the plane silent
+ * again: the plane's probes back off, so that a path that answers only
+ * small packets costs a few resends a second, not one every probe gap.
  */
 void mrc_path_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp, u64 now)
 {
@@ -238,8 +241,11 @@ void mrc_path_silent(struct mrc_sock *msk, struct mrc_conn_plane *cp, u64 now)
 	MRC_MSK_INC_STATS(msk, MRC_MIB_PLANE_SILENT);
 	/* It may come back over another route: learn its queue again. */
 	mrc_cc_delay_reset(msk, cp);
-	if (cp->back_unproven)
+	if (cp->back_unproven) {
 		state = MRC_EV_RETIRED;
+		if (cp->probe_backoff < MRC_PROBE_BACKOFF_MAX)
+			cp->probe_backoff++;
+	}
 	for (i = 0; i < cp->nr_evs; i++)
 		mrc_path_retire(msk, cp, &cp->evs[i], state, now);
 	cp->silenced = state == MRC_EV_SILENCED;
@@ -263,10 +269,13 @@ static bool mrc_path_probing(const struct mrc_sock *msk, u64 now)
  * one every MRC_PROBE_GAP_NS: a plane whose EVs all retired (a peer that
  * stalled, a path cut) costs at most 200 probes a second, fewer the
  * longer its round trip, not one for each EV every MRC_PROBE_MAX_NS.
+ * The gap doubles with each silence of a plane that answers probes and
+ * loses DATA (&mrc_conn_plane.probe_backoff).
  */
 static u64 mrc_path_probe_gap(const struct mrc_conn_plane *cp)
 {
-	return max_t(u64, mrc_srtt_ns(cp), MRC_PROBE_GAP_NS);
+	return max_t(u64, mrc_srtt_ns(cp), MRC_PROBE_GAP_NS) <<
+	       cp->probe_backoff;
 }
 
 /* The next retired EV of @cp due for a probe at @now, in turn, or NULL. */
@@ -676,6 +685,7 @@ static void mrc_path_refresh(struct mrc_sock *msk, struct sk_buff_head *queue)
 			cp->nr_active = cp->nr_evs;
 			cp->silenced = false;
 			cp->back_unproven = false;
+			cp->probe_backoff = 0;
 		}
 		if (cp->up != up) {
 			/* Losses before it left do not count after. */

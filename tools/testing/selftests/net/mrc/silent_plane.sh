@@ -42,6 +42,17 @@
 # silent, then let through again.  Its first answer brings all its EVs
 # back at once, where each came back by its own probe's answer, one probe
 # every 10 ms: after the cut, fewer probes than EVs restored.
+#
+# And a plane that passes small packets and drops large ones (a link
+# whose MTU is smaller than the planes', with no ICMP to tell): it
+# answers probes and loses every full-size DATA packet.  A plane found
+# silent that answers again came back whole, was found silent again at
+# the loss of the DATA sent on it, and so on a few hundred times a
+# second, each time with a window of the transfer sent into it.  Its
+# probes back off instead: plane 2 drops every packet of 1,024 bytes or
+# more (a u32 filter) for 4 s under a transfer over two planes, and is
+# found silent a few times a second at most; let through again, it is
+# back whole within 3 s.
 
 . "$(dirname "$0")/mrc_lib.sh"
 
@@ -54,7 +65,7 @@ mrc_need_cmd python3 socat tc jq mkfifo timeout
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 mrc_need_mod sch_netem sch_plug
 
-mrc_plan 32
+mrc_plan 40
 
 suffix=$(printf '%04x' $RANDOM)
 A=mrcsp-$suffix-a
@@ -470,6 +481,104 @@ cut_back_whole()
 		mrc_fail "$res EVs restored by $probes probes: each by its own"
 }
 
+# plane2_sent: DATA packets sent on plane 2 of $A's connection.
+plane2_sent()
+{
+	"$MRCCTL" -n "$A" -s -j conn show |
+		jq -r '[.[0].planes[] | select(.id == 2)][0].tx_packets'
+}
+
+plane2_whole()
+{
+	local act evs
+
+	read -r _ _ _ act evs _ <<< "$(plane2_figures)"
+	[ -n "$evs" ] && [ "$act" = "$evs" ]
+}
+
+# small_only FAMILY: a transfer over two planes whose plane 2 drops every
+# packet of 1,024 bytes or more for 4 s (see the head of this file).  Sets
+# small_sums, small_moved (PlaneSilent and DATA packets sent on plane 2 in
+# the last 3 s of the drops) and small_whole (plane 2's EVs in use and its
+# EVs, 3 s after the drops, or as soon as all are).
+small_only()
+{
+	local fam=$1 peer sent0 sil0 tx0 sil1 tx1 act evs proto=ip at=2 k cli
+	local rc=0
+
+	mrc_kill_jobs
+	mrc_cleanup
+	small_sums='' small_moved='' small_whole=''
+	[ "$fam" = 4 ] || proto=ipv6 at=4
+	mrc_ns_add "$A" "$B" &&
+		mrc_link_hosts "$A" "$B" "$fam" 1 2 || return 1
+	tc -n "$A" qdisc add dev veth2 clsact ||
+		mrc_fail "cannot add the qdisc of plane 2" || return 1
+	mrc_add_planes "$A" "$B" "$fam" 1 2 || return 1
+	peer=$(mrc_addr "$fam" 1 2)
+	mrc_xfer_server "$B" "$PORT" "$tmp" || return 1
+	sent0=$(mrc_counter "$A" DataSent)
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$PORT" -s 1G -T 120 \
+		> "$tmp/c.out" 2> "$tmp/c.err" &
+	cli=$!
+	mrc_wait_for 20 eval "[ \$((\$(mrc_counter $A DataSent) - $sent0)) -gt 2000 ]" ||
+		mrc_fail "the transfer did not start: $(cat "$tmp/c.err")" || return 1
+	mrc_wait_for 10 plane2_ready ||
+		mrc_fail "plane 2 not measured, or not in use whole: $(plane2_figures)" ||
+		return 1
+	# The IP total length (IPv6: payload length) from 1,024 to 2,047.
+	tc -n "$A" filter add dev veth2 egress protocol "$proto" prio 1 u32 \
+		match u16 0x0400 0xfc00 at "$at" action drop ||
+		mrc_fail "cannot filter plane 2" || return 1
+	sleep 1
+	sil0=$(mrc_counter "$A" PlaneSilent) tx0=$(plane2_sent)
+	sleep 3
+	sil1=$(mrc_counter "$A" PlaneSilent) tx1=$(plane2_sent)
+	tc -n "$A" filter del dev veth2 egress ||
+		mrc_fail "cannot let plane 2 through again" || rc=1
+	[ -n "$tx0" ] && [ -n "$tx1" ] &&
+		small_moved="$((sil1 - sil0)) $((tx1 - tx0))"
+	mrc_wait_for 3 plane2_whole
+	read -r _ _ _ act evs _ <<< "$(plane2_figures)"
+	small_whole="$act $evs"
+	kill -0 "$cli" 2> /dev/null ||
+		mrc_fail "the transfer ended before plane 2 was let through" || rc=1
+	wait "$cli" || mrc_fail "the transfer failed: $(cat "$tmp/c.err")" || rc=1
+	wait "$srv" || mrc_fail "the server failed: $(cat "$tmp/s.err")" || rc=1
+	for k in c s; do
+		small_sums+=" $(awk '$1 == "conn" { print $8 }' "$tmp/$k.out")"
+	done
+	return "$rc"
+}
+
+# small_backs_off: plane 2, dropping its DATA and answering its probes,
+# found silent at most 10 times a second (each time a few DATA packets
+# sent into it), not at every probe gap (5 ms).
+small_backs_off()
+{
+	local silent sent
+
+	read -r silent sent <<< "$small_moved"
+	mrc_info "plane 2 dropping its DATA, in 3 s: found silent ${silent:-?}" \
+		"times, ${sent:-?} DATA packets sent on it"
+	[ -n "$sent" ] || mrc_fail "no figures of plane 2" || return 1
+	[ "$silent" -ge 1 ] || mrc_fail "plane 2 was not found silent" || return 1
+	[ "$silent" -le 30 ] ||
+		mrc_fail "plane 2 found silent $silent times in 3 s" || return 1
+	[ "$sent" -le 300 ] ||
+		mrc_fail "$sent DATA packets sent into plane 2 in 3 s"
+}
+
+small_back_whole()
+{
+	local act evs
+
+	read -r act evs <<< "$small_whole"
+	mrc_info "plane 2 let through: ${act:-?} of ${evs:-?} EVs in use"
+	[ -n "$evs" ] && [ "$act" = "$evs" ] ||
+		mrc_fail "${act:-?} of ${evs:-?} EVs of plane 2 in use 3 s after it was let through"
+}
+
 # intact "SENT RECEIVED": the two SHA-256 are there, and the same.
 intact()
 {
@@ -533,5 +642,15 @@ for fam in 4 6; do
 	mrc_check "$name: the same SHA-256 at both ends" intact "$cut_sums"
 	mrc_check "$name: plane 2 back whole at its first answer, not by a probe each" \
 		cut_back_whole
+done
+for fam in 4 6; do
+	name=IPv$fam
+	mrc_check "$name: a 1 GiB transfer over two planes, plane 2 dropping its DATA for 4 s" \
+		small_only "$fam"
+	mrc_check "$name: the same SHA-256 at both ends" intact "$small_sums"
+	mrc_check "$name: plane 2 answering probes, losing DATA: its probes back off" \
+		small_backs_off
+	mrc_check "$name: plane 2 back whole within 3 s once let through" \
+		small_back_whole
 done
 mrc_finish
