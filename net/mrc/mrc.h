@@ -1020,6 +1020,7 @@ void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue);
 u64 mrc_path_next_probe(struct mrc_sock *msk);
 void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack,
 			     u64 now);
+void mrc_path_delivered(struct mrc_conn_plane *cp, u64 now);
 void mrc_path_answered(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		       u64 now);
 void mrc_path_doubt_clear(struct mrc_conn_plane *cp);

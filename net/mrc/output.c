@@ -491,11 +491,12 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 	 * outgrew its wait would otherwise be found silent, again and again.
 	 */
 	mrc_path_answered(msk, cp, now);
+	/* Its only copy, or one of its copies, arrived: DATA gets through. */
+	if (!cb->lost || cb->psn == cb->first_psn)
+		mrc_path_delivered(cp, now);
 	if (!cb->lost) {
 		struct mrc_ev *ev = &msk->ev_table[cb->ev_idx];
 
-		cp->back_unproven = false;
-		cp->probe_backoff = 0;
 		cp->nr_inflight--;
 		if (ev->unproven)
 			ev->unproven--;
@@ -1054,6 +1055,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 			     cb->first_sent, now);
 		/* Its plane works, whatever plane carried the resend. */
 		mrc_path_answered(msk, &msk->planes[cb->first_plane], now);
+		mrc_path_delivered(&msk->planes[cb->first_plane], now);
 		mrc_echo_of_lost(msk, cb, flags, cb->first_sent);
 		cb = NULL;
 	}

@@ -24,6 +24,8 @@
 #include "protocol.h"
 
 static_assert(sizeof(struct mrc_ev) == 40);	/* MRC_MAX_EVS a connection */
+/* An array by plane id: four planes in a 1 KiB allocation. */
+static_assert(sizeof(struct mrc_conn_plane) == 256);
 
 /* Whether the local plane @id exists and is up. */
 bool mrc_path_plane_up(struct mrc_sock *msk, int id)
@@ -270,12 +272,14 @@ static bool mrc_path_probing(const struct mrc_sock *msk, u64 now)
  * stalled, a path cut) costs at most 200 probes a second, fewer the
  * longer its round trip, not one for each EV every MRC_PROBE_MAX_NS.
  * The gap doubles with each silence of a plane that answers probes and
- * loses DATA (&mrc_conn_plane.probe_backoff).
+ * loses DATA (&mrc_conn_plane.probe_backoff), up to a second.
  */
 static u64 mrc_path_probe_gap(const struct mrc_conn_plane *cp)
 {
-	return max_t(u64, mrc_srtt_ns(cp), MRC_PROBE_GAP_NS) <<
-	       cp->probe_backoff;
+	u64 gap = max_t(u64, mrc_srtt_ns(cp), MRC_PROBE_GAP_NS);
+
+	return min_t(u64, gap << cp->probe_backoff,
+		     max_t(u64, gap, NSEC_PER_SEC));
 }
 
 /* The next retired EV of @cp due for a probe at @now, in turn, or NULL. */
@@ -319,6 +323,19 @@ void mrc_path_answered(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	for (i = 0; i < cp->nr_evs; i++)
 		if (cp->evs[i].state == MRC_EV_SILENCED)
 			mrc_path_restore(msk, cp, &cp->evs[i]);
+}
+
+/*
+ * DATA sent on @cp arrived: it carries more than probes.  The probes it
+ * backed off are due at its usual gap again.
+ */
+void mrc_path_delivered(struct mrc_conn_plane *cp, u64 now)
+{
+	cp->back_unproven = false;
+	if (!cp->probe_backoff)
+		return;
+	cp->probe_backoff = 0;
+	cp->probe_next = min(cp->probe_next, now + mrc_path_probe_gap(cp));
 }
 
 /*
