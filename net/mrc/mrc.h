@@ -1021,6 +1021,7 @@ u64 mrc_path_next_probe(struct mrc_sock *msk);
 void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack,
 			     u64 now);
 void mrc_path_delivered(struct mrc_conn_plane *cp, u64 now);
+u64 mrc_path_probe_gap(const struct mrc_conn_plane *cp);
 void mrc_path_answered(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		       u64 now);
 void mrc_path_doubt_clear(struct mrc_conn_plane *cp);

@@ -648,6 +648,8 @@ struct mrc_nl_conn {
 		u64		rx_packets;
 		u64		retransmits;
 		u32		evs_active;
+		u32		evs_silenced;
+		u32		probe_gap_us;
 		bool		up;
 		u64		retirements;
 		u64		probes;
@@ -697,11 +699,16 @@ static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
 		 * retired before the connection drew them.
 		 */
 		p->first_retired = nr_retired;
-		for (i = 0; cp->evs && i < cp->nr_evs; i++)
+		p->evs_silenced = 0;
+		for (i = 0; cp->evs && i < cp->nr_evs; i++) {
+			if (cp->evs[i].state == MRC_EV_SILENCED)
+				p->evs_silenced++;
 			if (cp->evs[i].state != MRC_EV_ACTIVE &&
 			    nr_retired < MRC_MAX_EVS)
 				c->retired[nr_retired++] = cp->evs[i].port;
+		}
 		p->nr_retired = nr_retired - p->first_retired;
+		p->probe_gap_us = div_u64(mrc_path_probe_gap(cp), NSEC_PER_USEC);
 		p->peer_addr = cp->raddr;
 		p->evs = cp->nr_evs;
 		p->cwnd = cp->cwnd;
@@ -727,7 +734,7 @@ static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
 static size_t mrc_nl_conn_size(const struct mrc_nl_conn *c)
 {
 	size_t plane = nla_total_size(0) +			/* the nest */
-		       7 * nla_total_size(sizeof(u32)) +
+		       9 * nla_total_size(sizeof(u32)) +
 		       nla_total_size(sizeof(u8)) +
 		       nla_total_size(sizeof(struct in6_addr)) +
 		       9 * nla_total_size_64bit(sizeof(u64));
@@ -784,6 +791,9 @@ static int mrc_nl_fill_conn_plane(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_RETRANSMITS,
 			      p->retransmits, MRC_CONN_PLANE_ATTR_PAD) ||
 	    nla_put_u32(skb, MRC_CONN_PLANE_ATTR_EVS_ACTIVE, p->evs_active) ||
+	    nla_put_u32(skb, MRC_CONN_PLANE_ATTR_EVS_SILENCED,
+			p->evs_silenced) ||
+	    nla_put_u32(skb, MRC_CONN_PLANE_ATTR_PROBE_GAP, p->probe_gap_us) ||
 	    nla_put_u8(skb, MRC_CONN_PLANE_ATTR_UP, p->up) ||
 	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_RETIREMENTS,
 			      p->retirements, MRC_CONN_PLANE_ATTR_PAD) ||

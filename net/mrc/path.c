@@ -274,7 +274,7 @@ static bool mrc_path_probing(const struct mrc_sock *msk, u64 now)
  * The gap doubles with each silence of a plane that answers probes and
  * loses DATA (&mrc_conn_plane.probe_backoff), up to a second.
  */
-static u64 mrc_path_probe_gap(const struct mrc_conn_plane *cp)
+u64 mrc_path_probe_gap(const struct mrc_conn_plane *cp)
 {
 	u64 gap = max_t(u64, mrc_srtt_ns(cp), MRC_PROBE_GAP_NS);
 

@@ -234,6 +234,11 @@ static bool plane_base_rtt(const struct nlattr *const *tb, char *buf)
 	return plane_us(tb[MRC_CONN_PLANE_ATTR_BASE_RTT], buf);
 }
 
+static bool plane_probe_gap(const struct nlattr *const *tb, char *buf)
+{
+	return plane_us(tb[MRC_CONN_PLANE_ATTR_PROBE_GAP], buf);
+}
+
 /* "1234 pkts 1.7MB" */
 static bool plane_tx(const struct nlattr *const *tb, char *buf)
 {
@@ -280,6 +285,8 @@ static const struct nl_policy conn_plane_policy[MRC_CONN_PLANE_ATTR_MAX + 1] = {
 	[MRC_CONN_PLANE_ATTR_LOSSES]		= { MNL_TYPE_U32 },
 	[MRC_CONN_PLANE_ATTR_STATE]		= { MNL_TYPE_U32 },
 	[MRC_CONN_PLANE_ATTR_BASE_RTT]		= { MNL_TYPE_U32 },
+	[MRC_CONN_PLANE_ATTR_EVS_SILENCED]	= { MNL_TYPE_U32 },
+	[MRC_CONN_PLANE_ATTR_PROBE_GAP]		= { MNL_TYPE_U32 },
 };
 
 /* The text line starts with "plane ID", printed apart. */
@@ -332,6 +339,12 @@ static const struct field conn_plane_stats_field_list[] = {
 	  .type = FIELD_U64, .attr = MRC_CONN_PLANE_ATTR_PROBES },
 	{ .json = "restores", .label = "restored",
 	  .type = FIELD_U64, .attr = MRC_CONN_PLANE_ATTR_RESTORES },
+	{ .json = "evs_silenced", .label = "silenced",
+	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_EVS_SILENCED },
+	{ .label = "probe_gap",
+	  .type = FIELD_TEXT, .format = plane_probe_gap },
+	{ .json = "probe_gap_us",
+	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_PROBE_GAP },
 	{ .json = "ce_marks", .label = "ce",
 	  .type = FIELD_U64, .attr = MRC_CONN_PLANE_ATTR_CE_MARKS },
 	{ .json = "nacks", .label = "nacks",

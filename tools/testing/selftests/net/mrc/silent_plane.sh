@@ -481,11 +481,13 @@ cut_back_whole()
 		mrc_fail "$res EVs restored by $probes probes: each by its own"
 }
 
-# plane2_sent: DATA packets sent on plane 2 of $A's connection.
+# plane2_sent: DATA packets sent on plane 2 of $A's connection, and the
+# least time between its probes (us).
 plane2_sent()
 {
 	"$MRCCTL" -n "$A" -s -j conn show |
-		jq -r '[.[0].planes[] | select(.id == 2)][0].tx_packets'
+		jq -r '[.[0].planes[] | select(.id == 2)][0] |
+			"\(.tx_packets) \(.probe_gap_us)"'
 }
 
 plane2_whole()
@@ -499,11 +501,12 @@ plane2_whole()
 # small_only FAMILY: a transfer over two planes whose plane 2 drops every
 # packet of 1,024 bytes or more for 4 s (see the head of this file).  Sets
 # small_sums, small_moved (PlaneSilent and DATA packets sent on plane 2 in
-# the last 3 s of the drops) and small_whole (plane 2's EVs in use and its
-# EVs, 3 s after the drops, or as soon as all are).
+# the last 3 s of the drops, and its probe gap at their end) and
+# small_whole (plane 2's EVs in use, its EVs and its probe gap, 3 s after
+# the drops, or as soon as all EVs are in use).
 small_only()
 {
-	local fam=$1 peer sent0 sil0 tx0 sil1 tx1 act evs proto=ip at=2 k cli
+	local fam=$1 peer sent0 sil0 tx0 sil1 tx1 gap act evs proto=ip at=2 k cli
 	local rc=0
 
 	mrc_kill_jobs
@@ -532,19 +535,22 @@ small_only()
 		match u16 0x0400 0xfc00 at "$at" action drop ||
 		mrc_fail "cannot filter plane 2" || return 1
 	sleep 1
-	sil0=$(mrc_counter "$A" PlaneSilent) tx0=$(plane2_sent)
+	sil0=$(mrc_counter "$A" PlaneSilent)
+	read -r tx0 _ <<< "$(plane2_sent)"
 	sleep 3
-	sil1=$(mrc_counter "$A" PlaneSilent) tx1=$(plane2_sent)
+	sil1=$(mrc_counter "$A" PlaneSilent)
+	read -r tx1 gap <<< "$(plane2_sent)"
 	# Figures of a transfer that had ended would prove nothing.
 	kill -0 "$cli" 2> /dev/null ||
 		mrc_fail "the transfer ended while plane 2 dropped its DATA" || rc=1
 	tc -n "$A" filter del dev veth2 egress ||
 		mrc_fail "cannot let plane 2 through again" || rc=1
-	[[ "$sil0 $sil1 $tx0 $tx1" =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]] &&
-		[ "$rc" = 0 ] && small_moved="$((sil1 - sil0)) $((tx1 - tx0))"
+	[[ "$sil0 $sil1 $tx0 $tx1 $gap" =~ ^[0-9]+(\ [0-9]+){4}$ ]] &&
+		[ "$rc" = 0 ] && small_moved="$((sil1 - sil0)) $((tx1 - tx0)) $gap"
 	mrc_wait_for 3 plane2_whole
 	read -r _ _ _ act evs _ <<< "$(plane2_figures)"
-	small_whole="$act $evs"
+	read -r _ gap <<< "$(plane2_sent)"
+	small_whole="$act $evs $gap"
 	wait "$cli" || mrc_fail "the transfer failed: $(cat "$tmp/c.err")" || rc=1
 	wait "$srv" || mrc_fail "the server failed: $(cat "$tmp/s.err")" || rc=1
 	for k in c s; do
@@ -555,31 +561,39 @@ small_only()
 
 # small_backs_off: plane 2, dropping its DATA and answering its probes,
 # found silent at most 10 times a second (each time a few DATA packets
-# sent into it), not at every probe gap (5 ms).  PlaneSilent counts
-# plane 1's too: it has none here.
+# sent into it), not at every probe gap (5 ms): the gap grew.  PlaneSilent
+# counts plane 1's too: it has none here.
 small_backs_off()
 {
-	local silent sent
+	local silent sent gap
 
-	read -r silent sent <<< "$small_moved"
+	read -r silent sent gap <<< "$small_moved"
 	mrc_info "plane 2 dropping its DATA, in 3 s: found silent ${silent:-?}" \
-		"times, ${sent:-?} DATA packets sent on it"
+		"times, ${sent:-?} DATA packets sent on it; probe gap ${gap:-?} us"
 	[ -n "$sent" ] || mrc_fail "no figures of plane 2" || return 1
 	[ "$silent" -ge 1 ] || mrc_fail "plane 2 was not found silent" || return 1
 	[ "$silent" -le 30 ] ||
 		mrc_fail "plane 2 found silent $silent times in 3 s" || return 1
 	[ "$sent" -le 300 ] ||
-		mrc_fail "$sent DATA packets sent into plane 2 in 3 s"
+		mrc_fail "$sent DATA packets sent into plane 2 in 3 s" || return 1
+	[ "$gap" -ge 80000 ] ||
+		mrc_fail "plane 2's probes $gap us apart while it lost its DATA"
 }
 
+# small_back_whole: plane 2, let through, is back whole, its probes at
+# their usual gap (its round trip, at least 5 ms) again.
 small_back_whole()
 {
-	local act evs
+	local act evs gap
 
-	read -r act evs <<< "$small_whole"
-	mrc_info "plane 2 let through: ${act:-?} of ${evs:-?} EVs in use"
+	read -r act evs gap <<< "$small_whole"
+	mrc_info "plane 2 let through: ${act:-?} of ${evs:-?} EVs in use," \
+		"probe gap ${gap:-?} us"
 	[ -n "$evs" ] && [ "$act" = "$evs" ] ||
-		mrc_fail "${act:-?} of ${evs:-?} EVs of plane 2 in use 3 s after it was let through"
+		mrc_fail "${act:-?} of ${evs:-?} EVs of plane 2 in use 3 s after it was let through" ||
+		return 1
+	[ "${gap:-80000}" -lt 80000 ] ||
+		mrc_fail "plane 2's probes still ${gap:-?} us apart"
 }
 
 # intact "SENT RECEIVED": the two SHA-256 are there, and the same.
