@@ -393,6 +393,36 @@ plane2_ready()
 	[ -n "$evs" ] && [ "$act" = "$evs" ] && [ "${srtt:-0}" -gt 0 ]
 }
 
+# two_hosts FAMILY: $A and $B afresh, joined by veth1 and veth2.
+two_hosts()
+{
+	mrc_kill_jobs
+	mrc_cleanup
+	mrc_ns_add "$A" "$B" &&
+		mrc_link_hosts "$A" "$B" "$1" 1 2
+}
+
+# two_planes_xfer FAMILY SIZE: veth1 and veth2 made planes 1 and 2 (their
+# qdiscs already in place), and SIZE bytes sent from $A to $B in the
+# background (its pid in cli, the server's in srv) until plane 2 has a
+# round trip of its own and every EV in use.
+two_planes_xfer()
+{
+	local fam=$1 peer sent0
+
+	mrc_add_planes "$A" "$B" "$fam" 1 2 || return 1
+	peer=$(mrc_addr "$fam" 1 2)
+	mrc_xfer_server "$B" "$PORT" "$tmp" || return 1
+	sent0=$(mrc_counter "$A" DataSent)
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$PORT" -s "$2" -T 120 \
+		> "$tmp/c.out" 2> "$tmp/c.err" &
+	cli=$!
+	mrc_wait_for 20 eval "[ \$((\$(mrc_counter $A DataSent) - $sent0)) -gt 2000 ]" ||
+		mrc_fail "the transfer did not start: $(cat "$tmp/c.err")" || return 1
+	mrc_wait_for 10 plane2_ready ||
+		mrc_fail "plane 2 not measured, or not in use whole: $(plane2_figures)"
+}
+
 # cut_plane FAMILY: a transfer over two planes whose plane 2 drops
 # everything until it is found silent (see the head of this file).  Sets
 # cut_sums, cut_silent (PlaneSilent from the cut to a second after it)
@@ -400,29 +430,15 @@ plane2_ready()
 # a second later, then its EVs in use, its EVs and its smoothed round trip.
 cut_plane()
 {
-	local fam=$1 peer sent0 sil0 p0 s0 p1 s1 act evs srtt mon fd tc_pid tc_in k
+	local fam=$1 sil0 p0 s0 p1 s1 act evs srtt mon fd tc_pid tc_in k
 	local rc=0
 
-	mrc_kill_jobs
-	mrc_cleanup
 	cut_sums='' cut_silent='' cut_moved=''
-	mrc_ns_add "$A" "$B" &&
-		mrc_link_hosts "$A" "$B" "$fam" 1 2 || return 1
+	two_hosts "$fam" || return 1
 	tc -n "$B" qdisc add dev veth2 root netem delay 10ms &&
 		tc -n "$A" qdisc add dev veth2 root netem loss 0% ||
 		mrc_fail "cannot add the qdiscs of plane 2" || return 1
-	mrc_add_planes "$A" "$B" "$fam" 1 2 || return 1
-	peer=$(mrc_addr "$fam" 1 2)
-	mrc_xfer_server "$B" "$PORT" "$tmp" || return 1
-	sent0=$(mrc_counter "$A" DataSent)
-	ip netns exec "$A" "$XFER" -c "$peer" -p "$PORT" -s 256M -T 120 \
-		> "$tmp/c.out" 2> "$tmp/c.err" &
-	cli=$!
-	mrc_wait_for 20 eval "[ \$((\$(mrc_counter $A DataSent) - $sent0)) -gt 2000 ]" ||
-		mrc_fail "the transfer did not start: $(cat "$tmp/c.err")" || return 1
-	mrc_wait_for 10 plane2_ready ||
-		mrc_fail "plane 2 not measured, or not in use whole: $(plane2_figures)" ||
-		return 1
+	two_planes_xfer "$fam" 256M || return 1
 	# The plane is found silent when its last EV goes out of use, as the
 	# monitor tells.  Its probes are counted from just before it is let
 	# through, by a tc started before that reads its commands (one
@@ -506,29 +522,15 @@ plane2_whole()
 # the drops, or as soon as all EVs are in use).
 small_only()
 {
-	local fam=$1 peer sent0 sil0 tx0 sil1 tx1 gap act evs proto=ip at=2 k cli
+	local fam=$1 sil0 tx0 sil1 tx1 gap act evs proto=ip at=2 k cli
 	local rc=0
 
-	mrc_kill_jobs
-	mrc_cleanup
 	small_sums='' small_moved='' small_whole=''
 	[ "$fam" = 4 ] || proto=ipv6 at=4
-	mrc_ns_add "$A" "$B" &&
-		mrc_link_hosts "$A" "$B" "$fam" 1 2 || return 1
+	two_hosts "$fam" || return 1
 	tc -n "$A" qdisc add dev veth2 clsact ||
 		mrc_fail "cannot add the qdisc of plane 2" || return 1
-	mrc_add_planes "$A" "$B" "$fam" 1 2 || return 1
-	peer=$(mrc_addr "$fam" 1 2)
-	mrc_xfer_server "$B" "$PORT" "$tmp" || return 1
-	sent0=$(mrc_counter "$A" DataSent)
-	ip netns exec "$A" "$XFER" -c "$peer" -p "$PORT" -s 1G -T 120 \
-		> "$tmp/c.out" 2> "$tmp/c.err" &
-	cli=$!
-	mrc_wait_for 20 eval "[ \$((\$(mrc_counter $A DataSent) - $sent0)) -gt 2000 ]" ||
-		mrc_fail "the transfer did not start: $(cat "$tmp/c.err")" || return 1
-	mrc_wait_for 10 plane2_ready ||
-		mrc_fail "plane 2 not measured, or not in use whole: $(plane2_figures)" ||
-		return 1
+	two_planes_xfer "$fam" 1G || return 1
 	# The IP total length (IPv6: payload length) from 1,024 to 2,047:
 	# every full-size packet on these veths of MTU 1,500.
 	tc -n "$A" filter add dev veth2 egress protocol "$proto" prio 1 u32 \
