@@ -491,8 +491,13 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 	 * outgrew its wait would otherwise be found silent, again and again.
 	 */
 	mrc_path_answered(msk, cp, now);
-	/* Its only copy, or one of its copies, arrived: DATA gets through. */
-	if (!cb->lost || cb->psn == cb->first_psn)
+	/*
+	 * Its only copy arrived: DATA gets through its plane.  Of a packet
+	 * sent again, the copy that arrived is known only by its echo
+	 * (mrc_echo_rcvd()): the first may have come late, and the plane
+	 * of the resend may lose all it carries.
+	 */
+	if (cb->psn == cb->first_psn)
 		mrc_path_delivered(cp, now);
 	if (!cb->lost) {
 		struct mrc_ev *ev = &msk->ev_table[cb->ev_idx];
@@ -1084,6 +1089,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 			mrc_mark_lost(msk, skb, MRC_LOSS_TRIM, now);
 		return;
 	}
+	mrc_path_delivered(cp, now);
 	mrc_rtt_rcvd(msk, cp, ack, cb->sent, now);
 	if (cb->lost)
 		mrc_echo_of_lost(msk, cb, flags, cb->sent);
