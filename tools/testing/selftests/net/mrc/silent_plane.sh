@@ -260,16 +260,12 @@ stall()
 	done
 	kill -0 "$cli" 2> /dev/null ||
 		mrc_fail "the transfer ended before the silence did" || rc=1
-	wait "$cli" || mrc_fail "the transfer failed: $(cat "$tmp/c.err")" || rc=1
-	wait "$srv" || mrc_fail "the server failed: $(cat "$tmp/s.err")" || rc=1
+	xfer_done stall_sums || rc=1
 	ret2=$(mrc_counter "$A" EvRetired)
 	stall_retired=$((ret1 - ret0))
 	stall_silence=$(($(mrc_counter "$A" LossSilence) - sil0))
 	stall_spurious=$(($(mrc_counter "$A" SpuriousSilences) - spu0))
 	stall_counters=" EvRetired after the silence $((ret2 - ret1)):"
-	for k in c s; do
-		stall_sums+=" $(awk '$1 == "conn" { print $8 }' "$tmp/$k.out")"
-	done
 	for k in LossTimeout LossSilence LossGap LossElsewhere PlaneSilent \
 		 Timeouts Retrans; do
 		stall_counters+=" $k $(mrc_counter "$A" "$k")"
@@ -316,11 +312,7 @@ pause()
 	for k in "${!counters[@]}"; do
 		pause_moved+="${counters[k]} $(($(mrc_counter "$A" "${counters[k]}") - before[k]))"$'\n'
 	done
-	wait "$cli" || mrc_fail "the transfer failed: $(cat "$tmp/c.err")" || rc=1
-	wait "$srv" || mrc_fail "the server failed: $(cat "$tmp/s.err")" || rc=1
-	for k in c s; do
-		pause_sums+=" $(awk '$1 == "conn" { print $8 }' "$tmp/$k.out")"
-	done
+	xfer_done pause_sums || rc=1
 	mrc_info "$how: $(echo "$pause_moved" | tr '\n' ' ')"
 	return "$rc"
 }
@@ -364,13 +356,22 @@ paused_no_path_loss()
 		mrc_fail "$(moved EvRetired) EVs retired, with no loss found by a gap"
 }
 
+# plane2 KEY...: the values of the KEYs (of mrcctl's JSON) of plane 2 of
+# $A's connection, on a line.
+plane2()
+{
+	local keys
+
+	keys=$(printf '\\(.%s) ' "$@")
+	"$MRCCTL" -n "$A" -s -j conn show |
+		jq -r "[.[0].planes[] | select(.id == 2)][0] | \"${keys% }\""
+}
+
 # plane2_figures: retirements, probes, restores, EVs in use, EVs and
 # smoothed round trip (us) of plane 2 of $A's connection.
 plane2_figures()
 {
-	"$MRCCTL" -n "$A" -s -j conn show |
-		jq -r '[.[0].planes[] | select(.id == 2)][0] |
-			"\(.retirements) \(.probes) \(.restores) \(.evs_active) \(.evs) \(.srtt_us)"'
+	plane2 retirements probes restores evs_active evs srtt_us
 }
 
 # plane2_probes: probes sent on plane 2 of $A's connection, in PROBES, read
@@ -396,6 +397,21 @@ plane2_ready()
 
 	read -r _ _ _ act evs srtt <<< "$(plane2_figures)"
 	[ -n "$evs" ] && [ "$act" = "$evs" ] && [ "${srtt:-0}" -gt 0 ]
+}
+
+# xfer_done VAR: wait for the transfer (its pid in cli) and its server
+# (in srv); VAR gets the SHA-256 each end printed, the client's first.
+xfer_done()
+{
+	local k sums='' rc=0
+
+	wait "$cli" || mrc_fail "the transfer failed: $(cat "$tmp/c.err")" || rc=1
+	wait "$srv" || mrc_fail "the server failed: $(cat "$tmp/s.err")" || rc=1
+	for k in c s; do
+		sums+=" $(awk '$1 == "conn" { print $8 }' "$tmp/$k.out")"
+	done
+	printf -v "$1" '%s' "$sums"
+	return "$rc"
 }
 
 # two_hosts FAMILY: $A and $B afresh, joined by veth1 and veth2.
@@ -435,7 +451,7 @@ two_planes_xfer()
 # a second later, then its EVs in use, its EVs and its smoothed round trip.
 cut_plane()
 {
-	local fam=$1 sil0 p0 s0 p1 s1 act evs srtt mon fd tc_pid tc_in k
+	local fam=$1 sil0 p0 s0 p1 s1 act evs srtt mon fd tc_pid tc_in
 	local rc=0
 
 	cut_sums='' cut_silent='' cut_moved=''
@@ -475,11 +491,7 @@ cut_plane()
 		cut_moved="$((p1 - p0)) $((s1 - s0)) $act $evs $srtt"
 	kill -0 "$cli" 2> /dev/null ||
 		mrc_fail "the transfer ended before plane 2 was looked at" || rc=1
-	wait "$cli" || mrc_fail "the transfer failed: $(cat "$tmp/c.err")" || rc=1
-	wait "$srv" || mrc_fail "the server failed: $(cat "$tmp/s.err")" || rc=1
-	for k in c s; do
-		cut_sums+=" $(awk '$1 == "conn" { print $8 }' "$tmp/$k.out")"
-	done
+	xfer_done cut_sums || rc=1
 	return "$rc"
 }
 
@@ -506,9 +518,7 @@ cut_back_whole()
 # least time between its probes (us).
 plane2_sent()
 {
-	"$MRCCTL" -n "$A" -s -j conn show |
-		jq -r '[.[0].planes[] | select(.id == 2)][0] |
-			"\(.tx_packets) \(.probe_gap_us)"'
+	plane2 tx_packets probe_gap_us
 }
 
 plane2_whole()
@@ -527,7 +537,7 @@ plane2_whole()
 # seconds it took, 6 s after the drops, or as soon as all EVs are in use).
 small_only()
 {
-	local fam=$1 sil0 tx0 sil1 tx1 gap act evs proto=ip at=2 k cli t0 m
+	local fam=$1 sil0 tx0 sil1 tx1 gap act evs proto=ip at=2 cli t0 m
 	local rc=0
 
 	small_sums='' small_moved='' small_whole=''
@@ -563,11 +573,7 @@ small_only()
 	read -r _ _ _ act evs _ <<< "$(plane2_figures)"
 	read -r _ gap <<< "$(plane2_sent)"
 	small_whole="$act $evs $gap $((SECONDS - t0))"
-	wait "$cli" || mrc_fail "the transfer failed: $(cat "$tmp/c.err")" || rc=1
-	wait "$srv" || mrc_fail "the server failed: $(cat "$tmp/s.err")" || rc=1
-	for k in c s; do
-		small_sums+=" $(awk '$1 == "conn" { print $8 }' "$tmp/$k.out")"
-	done
+	xfer_done small_sums || rc=1
 	return "$rc"
 }
 
