@@ -81,6 +81,33 @@ u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp)
 }
 
 /*
+ * How long after it was sent a packet that a later one of its EV outran
+ * is lost: the round trip and the reorder window, which grows by a step
+ * (mrc_reorder_window_ns()) each round trip in which the peer had a
+ * resent copy already, three steps at most and a round trip (RACK's
+ * reo_wnd, RFC 8985).  A path or a host that reorders more than a
+ * quarter of a round trip (a sender's packets queued on the backlogs of
+ * two CPUs, one of them busy) had each packet it held back resent, and
+ * the window cut for it, again and again.  Never longer than a packet
+ * that only other EVs outran waits (mrc_silence_ns()): its own EV's
+ * evidence is the stronger, and the loss timer's next deadline is the
+ * oldest packet's (mrc_reorder_deadline()).
+ */
+u64 mrc_gap_wait_ns(const struct mrc_sock *msk,
+		    const struct mrc_conn_plane *cp)
+{
+	u64 srtt = mrc_srtt_ns(cp);
+	u64 reo = mrc_reorder_window_ns(cp);
+	u64 wait;
+
+	if (!msk->reo_steps)
+		return srtt + reo;
+	wait = srtt + min(reo * (1 + msk->reo_steps),
+			  max_t(u64, srtt, MRC_REORDER_MIN_NS));
+	return cp->srtt_us ? min(wait, mrc_silence_ns(msk, cp)) : wait;
+}
+
+/*
  * What a round trip may grow to in the queue the window lets build: the
  * base, twice the largest queue of this round or the last (the smoothed
  * round trip averages the queue's head and tail, and timeouts below its

@@ -238,11 +238,8 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	u32 dsn = ntohl(hdr->dsn), slot;
 	bool in_order;
 
-	if (mrc_before(dsn, msk->rcv_nxt)) {
-		msk->stats.rx_duplicates++;
-		MRC_INC_STATS(mn, MRC_MIB_IN_DUPLICATES);
-		goto drop_ack;
-	}
+	if (mrc_before(dsn, msk->rcv_nxt))
+		goto dup;
 	/* A FIN has no bytes, and nothing comes after it. */
 	if (((hdr->flags & MRC_F_FIN) && skb->len) ||
 	    (msk->rcv_fin_seen && mrc_before(msk->rcv_fin_dsn, dsn))) {
@@ -263,11 +260,8 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 		goto drop;
 	}
 	slot = mrc_rcv_slot(msk, dsn);
-	if (msk->rcv_ring && msk->rcv_ring[slot]) {
-		msk->stats.rx_duplicates++;
-		MRC_INC_STATS(mn, MRC_MIB_IN_DUPLICATES);
-		goto drop_ack;
-	}
+	if (msk->rcv_ring && msk->rcv_ring[slot])
+		goto dup;
 	/* A closed socket takes no more data: tell the peer, as TCP does. */
 	if (msk->closed && skb->len) {
 		msk->rst_pending = true;
@@ -341,6 +335,11 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	return !in_order || msk->rcv_ofo || msk->fin_rcvd ||
 	       msk->ack_pending >= MRC_ACK_EVERY;
 
+dup:
+	/* A copy sent in vain: the acknowledgment tells the sender so. */
+	msk->stats.rx_duplicates++;
+	MRC_INC_STATS(mn, MRC_MIB_IN_DUPLICATES);
+	msk->echo_dup = true;
 drop_ack:
 	kfree_skb_reason(skb, why ?: SKB_DROP_REASON_NOT_SPECIFIED);
 	return true;
@@ -460,6 +459,7 @@ static void mrc_rcv_echo(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	msk->echo_plane = plane_id;
 	msk->echo_time = ktime_get_ns();
 	msk->echo_told = false;
+	msk->echo_dup = false;
 }
 
 static void mrc_rcv_ack(struct mrc_sock *msk, const struct mrc_hdr *hdr,

@@ -550,6 +550,7 @@ struct mrc_ev {
  * @echo_ev: its EV
  * @echo_plane: the plane it came on
  * @echo_time: when it arrived
+ * @echo_dup: it had arrived already: one of its copies was sent in vain
  * @echo_told: an acknowledgment echoed it already
  * @rto_timer: retransmission, handshake and keepalive deadlines
  * @ack_timer: coalesces acknowledgments
@@ -569,7 +570,12 @@ struct mrc_ev {
  * @silence_undoable: the windows the planes had then are kept, to be
  *	given back if it proves a delay (&mrc_conn_plane.undo_cwnd); no
  *	other loss or CE mark came since
+ * @reo_steps: steps the reorder window grew by, for copies the peer had
+ *	already (mrc_gap_wait_ns())
+ * @reo_persist: rounds of gap losses left before it shrinks back
  * @wnd_probes: probes of a shut window since it last opened
+ * @reo_grown: when @reo_steps last grew
+ * @reo_round: when the last round of gap losses began
  * @close_deadline: an orphaned connection ends by then at the latest
  * @destroy_work: tears the connection down out of timer context
  * @synack_sent: SYN_ACKs a half-open connection sent
@@ -677,6 +683,7 @@ struct mrc_sock {
 	u32			echo_dsn;
 	u16			echo_ev;
 	u8			echo_plane;
+	bool			echo_dup;
 	u64			echo_time;
 	bool			echo_told;
 
@@ -693,7 +700,11 @@ struct mrc_sock {
 	u64			silence_until;
 	u64			silence_at;
 	bool			silence_undoable;
+	u8			reo_steps;
+	u8			reo_persist;
 	u32			wnd_probes;
+	u64			reo_grown;
+	u64			reo_round;
 	u64			close_deadline;
 	struct work_struct	destroy_work;
 
@@ -813,6 +824,8 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_GROW_RTT_US		(800 * USEC_PER_MSEC)	/* a window's growth: */
 #define MRC_GROW_MAX_SHIFT	3	/* base / 800 ms a round, 1/8 at most */
 #define MRC_REORDER_MIN_NS	(200 * NSEC_PER_USEC)
+#define MRC_REO_STEPS_MAX	3	/* the reorder window: a round trip */
+#define MRC_REO_PERSIST		16	/* rounds of losses it stays grown */
 #define MRC_SILENT_EVS		4	/* a plane's losses on so many: silent */
 #define MRC_RING_IDLE_NS	(1ULL * NSEC_PER_SEC)	/* then rings go */
 #define MRC_FIN_WAIT_NS		(10ULL * NSEC_PER_SEC)
@@ -997,6 +1010,8 @@ void mrc_cc_rtt_since(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		      u64 start, u64 now);
 u64 mrc_srtt_ns(const struct mrc_conn_plane *cp);
 u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp);
+u64 mrc_gap_wait_ns(const struct mrc_sock *msk,
+		    const struct mrc_conn_plane *cp);
 u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn);

@@ -620,9 +620,29 @@ static u64 mrc_rack_sent(const struct mrc_sock *msk)
 }
 
 /*
+ * Gap losses found on @cp with the reorder window grown: a round of them,
+ * at most one a round trip.  After MRC_REO_PERSIST rounds in which the
+ * peer proved no resend spurious, the window shrinks back (RACK's
+ * reo_wnd_persist): a path that reordered once does not slow the finding
+ * of its losses for good.
+ */
+static void mrc_reo_loss_round(struct mrc_sock *msk,
+			       const struct mrc_conn_plane *cp, u64 now)
+{
+	if (!msk->reo_steps || now - msk->reo_round < mrc_srtt_ns(cp))
+		return;
+	msk->reo_round = now;
+	if (msk->reo_persist)
+		msk->reo_persist--;
+	if (!msk->reo_persist)
+		msk->reo_steps = 0;
+}
+
+/*
  * A packet is lost when one sent after it on the same EV arrived and it is
- * still missing a quarter of a round trip later: an EV is one path, which
- * keeps its packets in order.  The EVs of a plane may cross different
+ * still missing a quarter of a round trip later (more on a path that
+ * proved to reorder, mrc_gap_wait_ns()): an EV is one path, which keeps
+ * its packets in order.  The EVs of a plane may cross different
  * links of a fabric, whose queues differ by more than that: once its plane
  * has a measured round trip, a packet that other EVs of its plane outran
  * is lost (and its EV retired) only when it is still missing after the
@@ -645,8 +665,9 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
 		u64 reo = mrc_srtt_ns(cp) + mrc_reorder_window_ns(cp);
+		u64 gap_wait = mrc_gap_wait_ns(msk, cp);
 		u64 silence = mrc_silence_ns(msk, cp);
-		bool elsewhere = false;
+		bool elsewhere = false, gap = false;
 
 		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
 			struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
@@ -671,13 +692,21 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 				}
 				if (cb->sent >= cp->rack_sent)
 					why = MRC_LOSS_ELSEWHERE;
+			} else if (now - cb->sent < gap_wait) {
+				/* Its EV reorders more: mrc_gap_wait_ns(). */
+				continue;
 			}
-			if (mrc_mark_lost(msk, skb, why, now) &&
-			    why == MRC_LOSS_ELSEWHERE) {
+			if (!mrc_mark_lost(msk, skb, why, now))
+				continue;
+			if (why == MRC_LOSS_ELSEWHERE) {
 				mrc_lost_ev_note(cp, cb->ev_idx);
 				elsewhere = true;
+			} else if (cb->sent < ev->rack_sent) {
+				gap = true;
 			}
 		}
+		if (gap)
+			mrc_reo_loss_round(msk, cp, now);
 		/*
 		 * On fewer EVs the plane is not asked: it carries packets
 		 * enough for others to outrun, and so to count more EVs, or
@@ -894,7 +923,7 @@ static u64 mrc_reorder_deadline(const struct mrc_sock *msk,
 	if (cb->sent >= rack_sent)
 		return 0;
 	if (cb->sent < msk->ev_table[cb->ev_idx].rack_sent)
-		return cb->sent + mrc_srtt_ns(cp) + mrc_reorder_window_ns(cp);
+		return cb->sent + mrc_gap_wait_ns(msk, cp);
 	if (!cp->srtt_us)
 		return 0;
 	return cb->sent + mrc_silence_ns(msk, cp);
@@ -1101,6 +1130,46 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	}
 }
 
+/*
+ * The peer had the packet it echoes already (ECHO_DUP): one of its copies
+ * was sent in vain.  A packet taken for lost because a later one of its
+ * EV arrived was reordered, by more than the reorder window: the window
+ * grows, at most once a round trip, and stays grown for MRC_REO_PERSIST
+ * rounds of gap losses (mrc_gap_wait_ns(), mrc_reo_loss_round()).  Copies
+ * resent after a timeout or a silence say the same and grow it too, as
+ * DSACKs do RACK's: the window delays a loss by a round trip at most, and
+ * a plane that fails is found by its silence, which the window does not
+ * delay.  The flag counts only on an acknowledgment of the DSN it echoes
+ * (a duplicate is acknowledged, by the cumulative DSN or the first SACK
+ * block, the echoed packet's run) from a connection that resent
+ * something: a peer that sets it on every acknowledgment costs no more
+ * than the window's three steps.
+ */
+static void mrc_resent_in_vain(struct mrc_sock *msk, const struct mrc_ack *ack,
+			       unsigned int nr, u64 now)
+{
+	u32 dsn = ntohl(ack->echo_dsn);
+	struct mrc_conn_plane *cp;
+	u64 rtt = MRC_RTO_INIT_NS;
+
+	if (!msk->stats.retransmits)
+		return;
+	if (!mrc_before(dsn, ntohl(ack->cum_dsn)) &&
+	    !(nr && !mrc_before(dsn, ntohl(ack->sack[0].start)) &&
+	      mrc_before(dsn, ntohl(ack->sack[0].end))))
+		return;
+	MRC_MSK_INC_STATS(msk, MRC_MIB_SPURIOUS_RESENDS);
+	msk->reo_persist = MRC_REO_PERSIST;
+	if (msk->reo_steps >= MRC_REO_STEPS_MAX)
+		return;
+	if (mrc_path_find_ev(msk, ntohs(ack->echo_ev), &cp))
+		rtt = mrc_srtt_ns(cp);
+	if (now - msk->reo_grown >= rtt) {
+		msk->reo_steps++;
+		msk->reo_grown = now;
+	}
+}
+
 /* An ACK or NACK from the peer; @len bytes of body at @ack. */
 void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 			 unsigned int len, u8 type, u8 flags)
@@ -1133,6 +1202,10 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		      ntohs(ack->echo_ev), ntohl(ack->echo_psn));
 	if (!(flags & MRC_F_PROBE_ECHO))
 		mrc_echo_rcvd(msk, ack, type, flags, now);
+	if (type == MRC_PKT_ACK &&
+	    (flags & (MRC_F_ECHO_DUP | MRC_F_ECHO_TOLD | MRC_F_PROBE_ECHO)) ==
+	    MRC_F_ECHO_DUP)
+		mrc_resent_in_vain(msk, ack, nr, now);
 
 	progress = mrc_before(msk->snd_una, cum);
 	mrc_ack_range(msk, msk->snd_una, cum, now);
@@ -1268,6 +1341,8 @@ void mrc_output_ack(struct mrc_sock *msk, u8 type, u8 flags,
 	mrc_ack_sack(msk, skb, ack);
 	if (type == MRC_PKT_ACK && msk->echo_told)
 		flags |= MRC_F_ECHO_TOLD;
+	else if (type == MRC_PKT_ACK && msk->echo_dup)
+		flags |= MRC_F_ECHO_DUP;
 	mrc_ack_fill(msk, ack);
 
 	hdr = mrc_push_hdr(skb, type, flags, mrc_some_ev(msk, id),

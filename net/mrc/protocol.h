@@ -33,6 +33,7 @@ enum mrc_pkt_type {
 #define MRC_F_ECE		0x01	/* the echoed packet was marked CE */
 #define MRC_F_PROBE_ECHO	0x02	/* the echoed packet was a PROBE */
 #define MRC_F_ECHO_TOLD		0x04	/* an earlier ACK echoed it already */
+#define MRC_F_ECHO_DUP		0x08	/* the echoed packet had arrived already */
 
 /**
  * struct mrc_hdr - header of every MRC packet
