@@ -650,6 +650,7 @@ struct mrc_nl_conn {
 		u32		evs_active;
 		u32		evs_silenced;
 		u32		probe_gap_us;
+		u32		reorder_us;
 		bool		up;
 		u64		retirements;
 		u64		probes;
@@ -709,6 +710,8 @@ static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
 		}
 		p->nr_retired = nr_retired - p->first_retired;
 		p->probe_gap_us = div_u64(mrc_path_probe_gap(cp), NSEC_PER_USEC);
+		p->reorder_us = div_u64(mrc_gap_wait_ns(msk, cp) -
+					mrc_srtt_ns(cp), NSEC_PER_USEC);
 		p->peer_addr = cp->raddr;
 		p->evs = cp->nr_evs;
 		p->cwnd = cp->cwnd;
@@ -734,7 +737,7 @@ static void mrc_nl_conn_snapshot(struct mrc_sock *msk, struct mrc_nl_conn *c)
 static size_t mrc_nl_conn_size(const struct mrc_nl_conn *c)
 {
 	size_t plane = nla_total_size(0) +			/* the nest */
-		       9 * nla_total_size(sizeof(u32)) +
+		       10 * nla_total_size(sizeof(u32)) +
 		       nla_total_size(sizeof(u8)) +
 		       nla_total_size(sizeof(struct in6_addr)) +
 		       9 * nla_total_size_64bit(sizeof(u64));
@@ -794,6 +797,8 @@ static int mrc_nl_fill_conn_plane(struct sk_buff *skb,
 	    nla_put_u32(skb, MRC_CONN_PLANE_ATTR_EVS_SILENCED,
 			p->evs_silenced) ||
 	    nla_put_u32(skb, MRC_CONN_PLANE_ATTR_PROBE_GAP, p->probe_gap_us) ||
+	    nla_put_u32(skb, MRC_CONN_PLANE_ATTR_REORDER_WINDOW,
+			p->reorder_us) ||
 	    nla_put_u8(skb, MRC_CONN_PLANE_ATTR_UP, p->up) ||
 	    nla_put_u64_64bit(skb, MRC_CONN_PLANE_ATTR_RETIREMENTS,
 			      p->retirements, MRC_CONN_PLANE_ATTR_PAD) ||

@@ -239,6 +239,11 @@ static bool plane_probe_gap(const struct nlattr *const *tb, char *buf)
 	return plane_us(tb[MRC_CONN_PLANE_ATTR_PROBE_GAP], buf);
 }
 
+static bool plane_reorder(const struct nlattr *const *tb, char *buf)
+{
+	return plane_us(tb[MRC_CONN_PLANE_ATTR_REORDER_WINDOW], buf);
+}
+
 /* "1234 pkts 1.7MB" */
 static bool plane_tx(const struct nlattr *const *tb, char *buf)
 {
@@ -287,6 +292,7 @@ static const struct nl_policy conn_plane_policy[MRC_CONN_PLANE_ATTR_MAX + 1] = {
 	[MRC_CONN_PLANE_ATTR_BASE_RTT]		= { MNL_TYPE_U32 },
 	[MRC_CONN_PLANE_ATTR_EVS_SILENCED]	= { MNL_TYPE_U32 },
 	[MRC_CONN_PLANE_ATTR_PROBE_GAP]		= { MNL_TYPE_U32 },
+	[MRC_CONN_PLANE_ATTR_REORDER_WINDOW]	= { MNL_TYPE_U32 },
 };
 
 /* The text line starts with "plane ID", printed apart. */
@@ -345,6 +351,10 @@ static const struct field conn_plane_stats_field_list[] = {
 	  .type = FIELD_TEXT, .format = plane_probe_gap },
 	{ .json = "probe_gap_us",
 	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_PROBE_GAP },
+	{ .label = "reorder",
+	  .type = FIELD_TEXT, .format = plane_reorder },
+	{ .json = "reorder_us",
+	  .type = FIELD_U32, .attr = MRC_CONN_PLANE_ATTR_REORDER_WINDOW },
 	{ .json = "ce_marks", .label = "ce",
 	  .type = FIELD_U64, .attr = MRC_CONN_PLANE_ATTR_CE_MARKS },
 	{ .json = "nacks", .label = "nacks",

@@ -296,7 +296,8 @@ text()
 	for k in 1 2; do
 		re="^  plane $k peer 10\.0\.$k\.2 evs $EVS active $num cwnd $num srtt ${num}us base ${num}us inflight $num"
 		re+=" tx $num pkts [0-9.]+[kMGTPE]?B rx $num retx $num retired $num probes $num"
-		re+=" restored $num silenced $num probe_gap ${num}us ce $num nacks $num"
+		re+=" restored $num silenced $num probe_gap ${num}us reorder ${num}us"
+		re+=" ce $num nacks $num"
 		re+="( retired_evs [0-9]+(,[0-9]+)*)?$"
 		[[ "${lines[k + 1]}" =~ $re ]] || mrc_fail "plane $k line with -s" || return 1
 	done
@@ -322,7 +323,7 @@ json()
 			'["acks_sent","id","inflight","mss","peer_address","peer_family","peer_id","peer_port","planes","port","rcv_wnd","retransmits","rx_dropped","rx_duplicates","rx_packets","snd_wnd","state","timeouts","tx_packets","type"]' &&
 		mrc_expect "plane keys with -s" \
 			"$(ctl "$B" -j -s conn show | jq -c '.[0].planes[0] | keys')" \
-			'["base_rtt_us","ce_marks","cwnd","evs","evs_active","evs_silenced","id","inflight","nacks","peer_address","peer_family","probe_gap_us","probes","restores","retired_evs","retirements","retransmits","rx_packets","srtt_us","tx_bytes","tx_packets"]'
+			'["base_rtt_us","ce_marks","cwnd","evs","evs_active","evs_silenced","id","inflight","nacks","peer_address","peer_family","probe_gap_us","probes","reorder_us","restores","retired_evs","retirements","retransmits","rx_packets","srtt_us","tx_bytes","tx_packets"]'
 }
 
 by_id()
