@@ -16,10 +16,13 @@
 #   the sender counts (SpuriousResends, at most the peer's InDuplicates);
 # - the reorder window grows with them (a quarter of a round trip at
 #   most once a round trip, up to a round trip: RACK's reo_wnd, RFC
-#   8985), so that the resends in vain stop within a few round trips: the
-#   peer gets at most DUPS_MAX copies twice in the transfer, where a
-#   window that never grew sent it 92-118 in six runs (6.12, TCG), and
-#   with it 6-25 (6.12 and 6.1).
+#   8985): read every 0.2 s during the transfer (mrcctl's reorder_us),
+#   it reaches 40% of the round trip at least once, where it starts from
+#   a quarter and grows by as much;
+# - so the resends in vain stop within a few round trips: the peer gets
+#   at most DUPS_MAX copies twice in the transfer, where a window that
+#   never grew sent it 92-118 in six runs (6.12, TCG), and with it 6-25
+#   (6.12 and 6.1).
 
 . "$(dirname "$0")/mrc_lib.sh"
 
@@ -27,11 +30,11 @@ mrc_require_root
 
 mrc_need_mrcctl
 mrc_need_bin mrc_xfer
-mrc_need_cmd tc
+mrc_need_cmd tc jq
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 mrc_need_mod sch_netem
 
-mrc_plan 6
+mrc_plan 8
 
 DUPS_MAX=60
 suffix=$(printf '%04x' $RANDOM)
@@ -59,7 +62,7 @@ transfer()
 
 	mrc_kill_jobs
 	mrc_cleanup
-	sums='' spurious='' dups=''
+	sums='' spurious='' dups='' widest=''
 	mrc_ns_add "$A" "$B" &&
 		mrc_link_hosts "$A" "$B" "$fam" 1 1 &&
 		tc -n "$A" qdisc add dev veth1 root netem delay 10ms 5ms \
@@ -67,8 +70,20 @@ transfer()
 		mrc_add_planes "$A" "$B" "$fam" 1 1 || return 1
 	mrc_xfer_server "$B" "$PORT" "$tmp" || return 1
 	ip netns exec "$A" "$XFER" -c "$(mrc_addr "$fam" 1 2)" -p "$PORT" \
-		-s 32M -T 120 > "$tmp/c.out" 2> "$tmp/c.err" ||
-		mrc_fail "the transfer failed: $(cat "$tmp/c.err")" || return 1
+		-s 32M -T 120 > "$tmp/c.out" 2> "$tmp/c.err" &
+	cli=$!
+	: > "$tmp/windows"
+	while kill -0 "$cli" 2> /dev/null; do
+		"$MRCCTL" -n "$A" -s -j conn show 2> /dev/null |
+			jq -r '.[0].planes[0] | "\(.reorder_us) \(.srtt_us)"' \
+			>> "$tmp/windows" 2> /dev/null
+		sleep 0.2
+	done
+	wait "$cli" || mrc_fail "the transfer failed: $(cat "$tmp/c.err")" ||
+		return 1
+	# The widest window read, in hundredths of its round trip.
+	widest=$(awk '$2 > 0 && 100 * $1 / $2 > w { w = int(100 * $1 / $2) }
+		END { print w + 0 }' "$tmp/windows")
 	wait "$srv" || mrc_fail "the server failed: $(cat "$tmp/s.err")" ||
 		return 1
 	for k in c s; do
@@ -77,6 +92,7 @@ transfer()
 	spurious=$(mrc_counter "$A" SpuriousResends)
 	dups=$(mrc_counter "$B" InDuplicates)
 	mrc_info "Retrans $(mrc_counter "$A" Retrans) SpuriousResends $spurious LossGap $(mrc_counter "$A" LossGap) EvRetired $(mrc_counter "$A" EvRetired); the peer's InDuplicates $dups"
+	mrc_info "reorder window: at most $widest% of the round trip, $(wc -l < "$tmp/windows") readings"
 }
 
 intact()
@@ -98,6 +114,13 @@ told()
 		mrc_fail "$spurious resends told spurious, the peer had $dups twice"
 }
 
+# grew: the window read grew past its first quarter of the round trip.
+grew()
+{
+	[ "${widest:-0}" -ge 40 ] ||
+		mrc_fail "the reorder window reached ${widest:-?}% of the round trip, 40% expected"
+}
+
 learned()
 {
 	[ -n "$dups" ] && [ "$dups" -le "$DUPS_MAX" ] ||
@@ -110,6 +133,8 @@ for fam in 4 6; do
 		eval 'transfer "$fam" && intact'
 	mrc_check "$name: the copies the peer had already told spurious (ECHO_DUP)" \
 		told
+	mrc_check "$name: the reorder window grows past a quarter of the round trip" \
+		grew
 	mrc_check "$name: the reorder window learns: at most $DUPS_MAX copies sent in vain" \
 		learned
 done
