@@ -149,6 +149,17 @@ mrc_module_loaded()
 	[ -d /sys/module/mrc ]
 }
 
+# mrc_intact "SENT RECEIVED": the two SHA-256 of a transfer are there, and
+# the same.
+mrc_intact()
+{
+	local c s
+
+	read -r c s <<< "$1"
+	[ -n "$c" ] && [ "$c" = "$s" ] ||
+		mrc_fail "SHA-256 sent ${c:-none}, received ${s:-none}"
+}
+
 # mrc_expect WHAT GOT WANTED: compare, and show both when they differ.
 mrc_expect()
 {

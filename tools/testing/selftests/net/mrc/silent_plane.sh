@@ -629,16 +629,6 @@ small_back_whole()
 		mrc_fail "plane 2's probes still ${gap:-?} us apart"
 }
 
-# intact "SENT RECEIVED": the two SHA-256 are there, and the same.
-intact()
-{
-	local c s
-
-	read -r c s <<< "$1"
-	[ -n "$c" ] && [ "$c" = "$s" ] ||
-		mrc_fail "SHA-256 sent ${c:-none}, received ${s:-none}"
-}
-
 stall_no_retirement()
 {
 	mrc_info "EVs retired during the silence: ${stall_retired:-?}"
@@ -665,12 +655,12 @@ for fam in 4 6; do
 	name=IPv$fam
 	mrc_check "$name: a 256 MiB transfer over one plane, silent both ways for 0.5 s" \
 		stall "$fam"
-	mrc_check "$name: the same SHA-256 at both ends" intact "$stall_sums"
+	mrc_check "$name: the same SHA-256 at both ends" mrc_intact "$stall_sums"
 	mrc_check "$name: no EV retired during the silence of every path, its timeouts in LossSilence" \
 		stall_no_retirement
 	mrc_check "$name: a 128 MiB transfer whose answers are held for 0.5 s, then let go" \
 		pause "$fam" held
-	mrc_check "$name: the same SHA-256 at both ends" intact "$pause_sums"
+	mrc_check "$name: the same SHA-256 at both ends" mrc_intact "$pause_sums"
 	mrc_check "$name: the silence's timeouts found spurious, their cuts undone" \
 		held_undone
 	if [ -z "$(mrc_stall_port)" ]; then
@@ -681,7 +671,7 @@ for fam in 4 6; do
 	fi
 	mrc_check "$name: a 128 MiB transfer while the host pauses the guest for 0.5 s" \
 		pause "$fam" paused
-	mrc_check "$name: the same SHA-256 at both ends" intact "$pause_sums"
+	mrc_check "$name: the same SHA-256 at both ends" mrc_intact "$pause_sums"
 	mrc_check "$name: no path taken for broken: at most one packet's timeout held against its path" \
 		paused_no_path_loss
 done
@@ -689,7 +679,7 @@ for fam in 4 6; do
 	name=IPv$fam
 	mrc_check "$name: a 256 MiB transfer over two planes, plane 2 cut until found silent" \
 		cut_plane "$fam"
-	mrc_check "$name: the same SHA-256 at both ends" intact "$cut_sums"
+	mrc_check "$name: the same SHA-256 at both ends" mrc_intact "$cut_sums"
 	mrc_check "$name: plane 2 back whole at its first answer, not by a probe each" \
 		cut_back_whole
 done
@@ -697,7 +687,7 @@ for fam in 4 6; do
 	name=IPv$fam
 	mrc_check "$name: a 1 GiB transfer over two planes, plane 2 dropping its DATA for 4 s" \
 		small_only "$fam"
-	mrc_check "$name: the same SHA-256 at both ends" intact "$small_sums"
+	mrc_check "$name: the same SHA-256 at both ends" mrc_intact "$small_sums"
 	mrc_check "$name: plane 2 answering probes, losing DATA: its probes back off" \
 		small_backs_off
 	mrc_check "$name: plane 2 back whole within 6 s once let through" \
