@@ -329,7 +329,7 @@ mrc_link_hosts()
 # mrc_addr FAMILY K I.
 mrc_switch_hosts()
 {
-	local sw=$1 fam=$2 first=$3 last=$4 i=0 k ns len=24 opt= cmds
+	local sw=$1 fam=$2 first=$3 last=$4 i=0 k ns len=24 opt='' cmds
 
 	shift 4
 	[ "$fam" = 4 ] || len=64 opt=nodad
