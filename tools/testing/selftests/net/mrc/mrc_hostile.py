@@ -47,7 +47,7 @@ SYN, SYN_ACK, DATA, ACK, PROBE, RST, NACK = range(1, 8)
 TYPE_NAMES = {SYN: "syn", SYN_ACK: "syn_ack", DATA: "data", ACK: "ack",
               PROBE: "probe", RST: "rst", NACK: "nack"}
 F_LAST, F_FIN, F_RETX, F_TRIMMED, F_ACK = 0x01, 0x02, 0x04, 0x08, 0x10
-F_ECE, F_PROBE_ECHO, F_ECHO_TOLD = 0x01, 0x02, 0x04
+F_ECE, F_PROBE_ECHO, F_ECHO_TOLD, F_ECHO_DUP = 0x01, 0x02, 0x04, 0x08
 
 HDR = struct.Struct("!BBHIIIIII")       # struct mrc_hdr, 28 bytes
 SYNB = struct.Struct("!HHIHBB")         # struct mrc_syn, 12 bytes
@@ -844,6 +844,7 @@ class Client:
         self.data_rx = {}
         self.spoofed = 0 if group == "spoof-probe" else SPOOFED_PROBES
         self.next_spoof = 0
+        self.data_ack_flags = 0
 
     def hdr(self, ptype, flags=0, dsn=0):
         self.psn += 1
@@ -923,7 +924,8 @@ class Client:
             if ((d - self.rcv_nxt) & M32) < 4096 and d not in self.ooo:
                 self.ooo[d] = (bytes(body), p["flags"])
             self.deliver()
-            udp.send(plane, self.ack(p), addr(plane, "B"))
+            udp.send(plane, self.ack(p, self.data_ack_flags),
+                     addr(plane, "B"))
         elif t in (ACK, NACK):
             self.note_ack(p["body"])
 
@@ -1205,6 +1207,44 @@ def bad_destination(dst):
     if dst in (addr(1, "B"), addr(2, "B")):
         return "local"
     return None
+
+
+def cmd_dupflag(args):
+    """Read B's whole stream, acknowledging every DATA packet with
+    ECHO_DUP, as a peer that lies about duplicates would; end the
+    connection with an RST once B's FIN came.  Reports the bytes read,
+    whether they are B's pattern (server --mode write), and B's Retrans
+    and SpuriousResends before and after."""
+    rng = random.Random(args.seed)
+    udp = Udp()
+    c = Client("dupflag", "dupflag", args.plane,
+               {1: addr(1, "M"), 2: addr(2, "M")}, rng, args.port, 0)
+    c.data_ack_flags = F_ECHO_DUP
+    start = snmp(args.ns)
+    deadline = time.monotonic() + args.timeout
+    try:
+        while not c.fin and time.monotonic() < deadline:
+            c.tick(udp, None, time.monotonic())
+            socks = list(udp.socks.items())
+            r, _, _ = select.select([s for _, s in socks], [], [], 0.01)
+            for plane, s in socks:
+                while s in r:
+                    try:
+                        payload, (src, *_) = s.recvfrom(65536)
+                    except BlockingIOError:
+                        break
+                    p = parse(payload)
+                    if p and p["dst"] == c.cid:
+                        c.input(udp, plane, src, p)
+    finally:
+        if c.b_cid is not None:
+            udp.send(1, c.hdr(RST, dsn=c.rcv_nxt), addr(1, "B"))
+    after = snmp(args.ns)
+    say("read", len(c.stream), "intact",
+        "yes" if bytes(c.stream) == pattern(args.bytes, args.port) else "no",
+        "fin", "yes" if c.fin else "no")
+    for key in ("Retrans", "SpuriousResends"):
+        say("counter", key, start.get(key, 0), after.get(key, 0))
 
 
 def cmd_judge_victim(args):
@@ -1489,6 +1529,16 @@ def main():
     p.add_argument("--pause", type=float, default=0.2)
     p.add_argument("--seed", type=int, default=3)
 
+    p = sub.add_parser("dupflag")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--bytes", type=int, required=True,
+                   help="what B writes: its server's --bytes")
+    p.add_argument("--ns", required=True, help="B's namespace")
+    p.add_argument("--plane", type=int, default=1,
+                   help="the plane of the SYN")
+    p.add_argument("--timeout", type=float, default=60)
+    p.add_argument("--seed", type=int, default=7)
+
     p = sub.add_parser("silence")
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--ns", required=True, help="B's namespace")
@@ -1529,6 +1579,7 @@ COMMANDS = {
     "malclient": cmd_malclient,
     "flood": cmd_flood,
     "silence": cmd_silence,
+    "dupflag": cmd_dupflag,
     "judge-victim": cmd_judge_victim,
     "judge-flood": cmd_judge_flood,
 }
