@@ -272,6 +272,21 @@ class Udp:
                 raise
         self.sent += 1
 
+    def packets(self, timeout):
+        """(plane, source address, parsed packet) of every MRC packet that
+        arrived, after waiting up to TIMEOUT seconds for the first."""
+        socks = list(self.socks.items())
+        r, _, _ = select.select([s for _, s in socks], [], [], timeout)
+        for plane, s in socks:
+            while s in r:
+                try:
+                    payload, (src, *_) = s.recvfrom(65536)
+                except BlockingIOError:
+                    break
+                p = parse(payload)
+                if p:
+                    yield plane, src, p
+
     def drain(self):
         n = 0
         for s in self.socks.values():
@@ -1109,31 +1124,23 @@ def silence_echo(args, udp, c, start):
     deadline = time.monotonic() + args.timeout
     while len(held) < 2 and time.monotonic() < deadline:
         c.tick(udp, None, time.monotonic())
-        socks = list(udp.socks.items())
-        r, _, _ = select.select([s for _, s in socks], [], [], 0.01)
-        for plane, s in socks:
-            while s in r:
-                try:
-                    payload, (src, *_) = s.recvfrom(65536)
-                except BlockingIOError:
-                    break
-                p = parse(payload)
-                if not p or p["dst"] != c.cid:
-                    continue
-                new = p["type"] == DATA and c.rcv_nxt is not None and \
-                    (p["dsn"] - c.rcv_nxt) & M32 < 1 << 31
-                silent = silent or (new and len(c.stream) >= args.before)
-                if silent and not begun:
-                    begun = snmp(args.ns)
-                if not silent:
-                    c.input(udp, plane, src, p)
-                elif not new or src != addr(plane, "B") or \
-                        p["src"] != c.b_cid:
-                    continue
-                elif not p["flags"] & F_RETX:
-                    firsts.setdefault(p["dsn"], (plane, p))
-                elif p["dsn"] in firsts and firsts[p["dsn"]] not in held:
-                    held.append(firsts[p["dsn"]])
+        for plane, src, p in udp.packets(0.01):
+            if p["dst"] != c.cid:
+                continue
+            new = p["type"] == DATA and c.rcv_nxt is not None and \
+                (p["dsn"] - c.rcv_nxt) & M32 < 1 << 31
+            silent = silent or (new and len(c.stream) >= args.before)
+            if silent and not begun:
+                begun = snmp(args.ns)
+            if not silent:
+                c.input(udp, plane, src, p)
+            elif not new or src != addr(plane, "B") or \
+                    p["src"] != c.b_cid:
+                continue
+            elif not p["flags"] & F_RETX:
+                firsts.setdefault(p["dsn"], (plane, p))
+            elif p["dsn"] in firsts and firsts[p["dsn"]] not in held:
+                held.append(firsts[p["dsn"]])
     # The second: the first may have been taken for lost by its path's
     # timeout alone, before B found every path silent.
     if len(held) < 2:
@@ -1225,17 +1232,9 @@ def cmd_dupflag(args):
     try:
         while not c.fin and time.monotonic() < deadline:
             c.tick(udp, None, time.monotonic())
-            socks = list(udp.socks.items())
-            r, _, _ = select.select([s for _, s in socks], [], [], 0.01)
-            for plane, s in socks:
-                while s in r:
-                    try:
-                        payload, (src, *_) = s.recvfrom(65536)
-                    except BlockingIOError:
-                        break
-                    p = parse(payload)
-                    if p and p["dst"] == c.cid:
-                        c.input(udp, plane, src, p)
+            for plane, src, p in udp.packets(0.01):
+                if p["dst"] == c.cid:
+                    c.input(udp, plane, src, p)
     finally:
         if c.b_cid is not None:
             udp.send(1, c.hdr(RST, dsn=c.rcv_nxt), addr(1, "B"))
