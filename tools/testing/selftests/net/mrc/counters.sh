@@ -66,7 +66,7 @@ expect_count()
 	local got
 
 	got=$(mrc_stat "$2" "$1")
-	[ "$got" "$3" "$4" ] && return 0
+	test "$got" "$3" "$4" && return 0
 	mrc_fail "$2 is $got, expected $3 $4"
 	mrc_show "$1"
 	return 1

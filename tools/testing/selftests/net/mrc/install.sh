@@ -216,7 +216,7 @@ destdir_install()
 		[ -x "$dest$f" ] || mrc_fail "$f is not executable" || return 1
 	done
 	# The installed mrcize finds the installed library beside it.
-	mrc_expect "mrcize lib" "$(MRCIZE_LIB= "$dest/usr/local/bin/mrcize" lib)" \
+	mrc_expect "mrcize lib" "$(MRCIZE_LIB='' "$dest/usr/local/bin/mrcize" lib)" \
 		"$(realpath "$dest/usr/local/lib/mrcize/libmrcize.so")" || return 1
 	mrc_expect "mrcctl -V" "$("$dest/usr/local/bin/mrcctl" -V)" \
 		"mrcctl $VERSION" || return 1

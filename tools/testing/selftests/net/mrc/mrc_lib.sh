@@ -307,20 +307,20 @@ mrc_addr()
 # A joined to vethK in B, up, with mrc_addr FAMILY K 1 and 2.
 mrc_link_hosts()
 {
-	local a=() b=() k len=24 opt=
+	local at_a=() at_b=() k len=24 opt=''
 
 	[ "$3" = 4 ] || len=64 opt=nodad
 	for k in $(seq "$4" "$5"); do
-		a+=("link add veth$k type veth peer name veth$k netns $2"
-		    "link set veth$k up"
-		    "addr add $(mrc_addr "$3" "$k" 1)/$len dev veth$k $opt")
-		b+=("link set veth$k up"
-		    "addr add $(mrc_addr "$3" "$k" 2)/$len dev veth$k $opt")
+		at_a+=("link add veth$k type veth peer name veth$k netns $2"
+		      "link set veth$k up"
+		      "addr add $(mrc_addr "$3" "$k" 1)/$len dev veth$k $opt")
+		at_b+=("link set veth$k up"
+		      "addr add $(mrc_addr "$3" "$k" 2)/$len dev veth$k $opt")
 	done
 	printf '%s
-' "${a[@]}" | ip -n "$1" -batch - &&
+' "${at_a[@]}" | ip -n "$1" -batch - &&
 		printf '%s
-' "${b[@]}" | ip -n "$2" -batch -
+' "${at_b[@]}" | ip -n "$2" -batch -
 }
 
 # mrc_switch_hosts SWITCH FAMILY FIRST LAST HOST...: more than two hosts on
