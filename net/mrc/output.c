@@ -478,6 +478,25 @@ void mrc_output_requeue_plane(struct mrc_sock *msk, struct mrc_conn_plane *cp)
 		mrc_mark_lost(msk, skb, MRC_LOSS_PLANE_DOWN, 0);
 }
 
+/*
+ * Whether the acknowledgment of a packet at @now proves when its copy that
+ * arrived was sent.  Of a packet sent again, a cumulative DSN or a SACK
+ * block may acknowledge the first copy, come late: only an
+ * acknowledgment that comes at least the resend's plane's least round
+ * trip after the resend can be of the resend (RFC 8985, 6.2).  Taking
+ * the resend's send time from an earlier one would have what was sent
+ * before it on its EV outrun, and found lost, by a packet that had not
+ * arrived.  The echo of the resend itself passes: its round trip is a
+ * sample, no less than the least.
+ */
+static bool mrc_acked_copy_known(const struct mrc_conn_plane *cp,
+				 const struct mrc_skb_cb *cb, u64 now)
+{
+	return cb->psn == cb->first_psn ||
+	       (cp->base_rtt_us &&
+		now - cb->sent >= (u64)cp->base_rtt_us * NSEC_PER_USEC);
+}
+
 static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 {
 	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
@@ -505,10 +524,12 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 		cp->nr_inflight--;
 		if (ev->unproven)
 			ev->unproven--;
-		if (cb->sent > cp->rack_sent)
-			cp->rack_sent = cb->sent;
-		if (cb->sent > ev->rack_sent)
-			ev->rack_sent = cb->sent;
+		if (mrc_acked_copy_known(cp, cb, now)) {
+			if (cb->sent > cp->rack_sent)
+				cp->rack_sent = cb->sent;
+			if (cb->sent > ev->rack_sent)
+				ev->rack_sent = cb->sent;
+		}
 		mrc_cc_on_ack(msk, cp, cb->psn);
 	}
 	if (cb->flags & MRC_F_FIN)
@@ -1087,9 +1108,16 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		 */
 		mrc_rtt_rcvd(msk, &msk->planes[cb->first_plane], ack,
 			     cb->first_sent, now);
-		/* Its plane works, whatever plane carried the resend. */
-		mrc_path_answered(msk, &msk->planes[cb->first_plane], now);
-		mrc_path_delivered(&msk->planes[cb->first_plane], now);
+		/*
+		 * Its plane works, whatever plane carried the resend, and
+		 * what it sent before it was outrun (mrc_acked() cannot
+		 * tell which copy the cumulative DSN or SACK covers).
+		 */
+		cp = &msk->planes[cb->first_plane];
+		mrc_path_answered(msk, cp, now);
+		mrc_path_delivered(cp, now);
+		if (cb->first_sent > cp->rack_sent)
+			cp->rack_sent = cb->first_sent;
 		mrc_echo_of_lost(msk, cb, flags, cb->first_sent);
 		cb = NULL;
 	}
