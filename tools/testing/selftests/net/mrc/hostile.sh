@@ -47,7 +47,9 @@
 #     it, B counts the silence spurious (SpuriousSilences), its undo;
 #     and a client that flags every acknowledgment ECHO_DUP: B's reorder
 #     window grows no further than a round trip, and B counts no spurious
-#     resend while it resent nothing;
+#     resend while it resent nothing; and a client that acknowledges a
+#     packet's first copy just after B resent it, then holds what came
+#     before the resend on its EV: B finds none of those lost by a gap;
 #  6. slab usage of MRC sockets, rings and skbs back near the baseline.
 #
 # HOSTILE_CASES="2 3" runs only those cases (the others are skipped).
@@ -64,7 +66,7 @@ HOSTILE=$MRC_DIR/mrc_hostile.py
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 mrc_need_mod sch_netem
 
-mrc_plan 14
+mrc_plan 15
 
 # The listen() backlog of the flooded listeners, and the contract's bounds.
 BACKLOG=16
@@ -124,11 +126,14 @@ M=mrch-$suffix-m
 V=mrch-$suffix-v
 tmp=$(mktemp -d)
 port=6000
+TRACEFS=/sys/kernel/tracing
+trace=$TRACEFS/instances/mrch-$suffix
 
 cleanup()
 {
 	mrc_kill_jobs
 	mrc_cleanup
+	[ -d "$trace" ] && rmdir "$trace"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -820,7 +825,7 @@ forged()
 # echo.
 silence_run()
 {
-	local how=$1 n=$2 told= rc=0
+	local how=$1 n=$2 told='' rc=0
 
 	[ "$how" = told ] && told=--told
 	port=$((port + 1))
@@ -843,9 +848,10 @@ silence_run()
 # field N "A B C D": the Nth of four figures.
 field()
 {
-	local f=("" $2)
+	local f
 
-	echo "${f[$1]}"
+	read -r -a f <<< "$2"
+	echo "${f[$1 - 1]}"
 }
 
 # silence_echo told|plain: the echo undoes B's cuts (SpuriousSilences + 1)
@@ -920,6 +926,90 @@ dup_flag()
 	fi
 	[ "$spur" = 0 ] ||
 		mrc_fail "B resent nothing, yet counted $spur spurious resends"
+}
+
+# early_ack: M's client reads 2 MiB from B over plane 1, acknowledging
+# each packet 80 ms after it came (and answering all else as late, so that
+# B's least round trip is 80 ms), and keeps one packet untold until B
+# resends it (mrc_hostile.py early-ack).  Then it acknowledges that
+# packet's first copy at once, milliseconds after the resend went out and
+# far less than a round trip: as a first copy that came late is.  Which
+# copy a cumulative DSN or a SACK block covers is not said, and an
+# acknowledgment that comes sooner than the plane's least round trip
+# after a resend is not the resend's (RFC 8985, 6.2).  The client holds
+# every copy still untold, and what comes meanwhile, until 1.75 round
+# trips after the first of them came: past the round trip and a quarter
+# that B waits for a packet outrun, short of its timeout (two round
+# trips).  So B hears of nothing sent after them but
+# the resend; taking the resend's send time for that of a packet
+# delivered would have those of its EV outrun, and found lost by a gap.
+# B must find none of the copies held that came on the resend's EV
+# before it lost (tracepoint mrc_lost).  B's plane 1 has 4 EVs for this
+# connection, so that several packets are in flight on each; its delay
+# target is off, since the client's jitter is no queue.  Tracing is
+# switched on and off with no transfer running (see tracepoints.sh).
+early_ack()
+{
+	local rc=0 evs bcid kept held judged psns gaps elsewhere kept_why
+
+	if [ ! -d "$TRACEFS/instances" ]; then
+		mount -t tracefs nodev "$TRACEFS" 2> /dev/null
+		[ -d "$TRACEFS/instances" ] || mrc_fail "no tracefs" || return 1
+	fi
+	port=$((port + 1))
+	evs=$("$MRCCTL" -n "$B" -j plane show | jq -r '.[] | select(.id == 1) | .evs')
+	ip netns exec "$B" sysctl -qw net.mrc.target_delay_us=0 &&
+		"$MRCCTL" -n "$B" plane set id 1 evs 4 ||
+		mrc_fail "cannot set B's delay target or plane 1's EVs" || return 1
+	start_server early-writer "$B" python3 "$HOSTILE" server --port "$port" \
+		--mode write --bytes $((2 << 20)) || return 1
+	mrc_trace_instance "$trace" &&
+		echo 1 > "$trace/events/mrc/mrc_lost/enable" ||
+		mrc_fail "no tracefs instance" || return 1
+	ip netns exec "$M" python3 "$HOSTILE" early-ack --port "$port" \
+		--bytes $((2 << 20)) > "$tmp/early.out" 2> "$tmp/early.err" ||
+		rc=1
+	kill "$pid" 2> /dev/null
+	wait "$pid" 2> /dev/null
+	ip netns exec "$B" sysctl -qw net.mrc.target_delay_us=2000
+	"$MRCCTL" -n "$B" plane set id 1 evs "$evs"
+	echo 0 > "$trace/events/mrc/mrc_lost/enable"
+	cat "$trace/trace" > "$tmp/early.trace"
+	rmdir "$trace"
+	mrc_show "$tmp/early.out"
+	[ "$rc" = 0 ] || mrc_fail "the client: $(cat "$tmp/early.err")" ||
+		return 1
+	grep -q '^read 2097152 intact yes fin yes$' "$tmp/early.out" ||
+		mrc_fail "the stream did not arrive whole" || return 1
+	bcid=$(awk '$1 == "b_cid" { print $2 }' "$tmp/early.out")
+	kept=$(awk '$1 == "kept" { print $3 }' "$tmp/early.out")
+	read -r held judged psns < <(awk '$1 == "held" { print $2, $4, $10 }' "$tmp/early.out")
+	[ "${judged:-0}" -ge 1 ] ||
+		mrc_fail "B's resend was not seen, or nothing came on its EV before it" ||
+		return 1
+	# mrc_lost lines of B's connection, "... psn=P dsn=N why=W": of the
+	# packet kept untold, and of the copies judged (not of earlier copies
+	# of theirs, lost on the way; nor of copies that one told before the
+	# resend outran: a host may reorder its packets).
+	read -r kept_why gaps elsewhere < <(awk -v cid="cid=0x$bcid" \
+		-v kept="dsn=$kept" -v psns="$psns" '
+		BEGIN { n = split(psns, p, ","); for (i = 1; i <= n; i++) h["psn=" p[i]] = 1 }
+		$0 ~ /mrc_lost:/ && index($0, cid) {
+			for (i = 1; i <= NF; i++) {
+				if ($i == kept && !k) k = $NF
+				if (!($i in h)) continue
+				if ($NF == "why=gap") g++
+				else if ($NF == "why=elsewhere") e++
+			}
+		}
+		END { print (k ? k : "-"), g + 0, e + 0 }' "$tmp/early.trace")
+	# The packet kept untold was found lost: the trace holds B's losses.
+	[ "$kept_why" != - ] ||
+		mrc_fail "no mrc_lost of the packet kept untold ($kept) in the trace" ||
+		return 1
+	mrc_info "the packet kept untold found lost ($kept_why); of the $judged copies held that came on the resend's EV before it ($held held in all): $gaps found lost by a gap, $elsewhere on other planes' evidence"
+	[ "$((gaps + elsewhere))" = 0 ] ||
+		mrc_fail "B took an early acknowledgment for its resend's: $((gaps + elsewhere)) packets sent before it on its EV found lost"
 }
 
 ############################################################################
@@ -1045,6 +1135,8 @@ one_case 5 "5: the same echo without ECHO_TOLD proves the silence spurious: B co
 	silence_echo plain
 one_case 5 "5: a peer that flags ECHO_DUP on every acknowledgment: the stream intact, B's reorder window never over a round trip" \
 	dup_flag
+one_case 5 "5: an acknowledgment sooner than a round trip after a resend is not the resend's: what B sent before on its EV is not found lost by a gap" \
+	early_ack
 one_case 6 "6: slab usage of MRC sockets, rings and skbs back near the baseline" memory
 
 mrc_finish

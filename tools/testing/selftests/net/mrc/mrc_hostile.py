@@ -25,11 +25,16 @@
 #   judge-victim        case 2: what V and B's devices saw
 #   judge-flood         case 3: SYN_ACKs B sent to spoofed addresses
 #   silence             case 5: go silent, then echo a copy B took for lost
+#   dupflag             case 5: flag every acknowledgment ECHO_DUP
+#   early-ack           case 5: acknowledge a packet's first copy just
+#                       after B resent it
 
 import argparse
 import array
+import bisect
 import ctypes
 import hashlib
+import heapq
 import json
 import os
 import random
@@ -860,6 +865,7 @@ class Client:
         self.spoofed = 0 if group == "spoof-probe" else SPOOFED_PROBES
         self.next_spoof = 0
         self.data_ack_flags = 0
+        self.window = 1024              # packets offered beyond rcv_nxt
 
     def hdr(self, ptype, flags=0, dsn=0):
         self.psn += 1
@@ -872,7 +878,8 @@ class Client:
             fam = PLANES[pid]["family"]
             ents.append(plane_entry(pid, fam, a))
         return self.hdr(SYN, dsn=self.isn) + syn_body(
-            self.sport, self.port, ents, pad_to=SYN_PADDED)
+            self.sport, self.port, ents, window=self.window,
+            pad_to=SYN_PADDED)
 
     def ack(self, p, flags=0):
         blocks, run = [], None
@@ -886,7 +893,7 @@ class Client:
         if run:
             blocks.append(tuple(run))
         return self.hdr(ACK, flags) + ack_body(
-            self.rcv_nxt, self.rcv_nxt + 1024, p["psn"], p["dsn"], 0,
+            self.rcv_nxt, self.rcv_nxt + self.window, p["psn"], p["dsn"], 0,
             p["ev"], blocks[:MAX_SACK])
 
     def deliver(self):
@@ -1246,6 +1253,193 @@ def cmd_dupflag(args):
         say("counter", key, start.get(key, 0), after.get(key, 0))
 
 
+class Told:
+    """What a receiver has told: the cumulative DSN and the SACK runs,
+    kept as runs [start, end) of offsets from the first DSN (a few, so
+    that telling is cheap however much is held above a hole)."""
+
+    def __init__(self, nxt):
+        self.base, self.cum, self.runs = nxt, 0, []
+
+    @property
+    def nxt(self):
+        return (self.base + self.cum) & M32
+
+    @property
+    def high(self):
+        """Past the highest DSN told."""
+        return (self.base + (self.runs[-1][1] if self.runs else self.cum)) \
+            & M32
+
+    def add(self, dsn):
+        off = (dsn - self.base) & M32
+        if off < self.cum or off >= 1 << 31:
+            return
+        i = bisect.bisect_right([r[0] for r in self.runs], off)
+        if i and self.runs[i - 1][1] >= off:
+            i -= 1
+            self.runs[i][1] = max(self.runs[i][1], off + 1)
+        else:
+            self.runs.insert(i, [off, off + 1])
+        r = self.runs[i]
+        while i + 1 < len(self.runs) and self.runs[i + 1][0] <= r[1]:
+            r[1] = max(r[1], self.runs.pop(i + 1)[1])
+        if self.runs[0][0] <= self.cum:
+            self.cum = self.runs.pop(0)[1]
+
+    def blocks(self):
+        return [((self.base + a) & M32, (self.base + b) & M32)
+                for a, b in self.runs[:MAX_SACK]]
+
+
+def cmd_early_ack(args):
+    """Read B's stream over one plane, acknowledging each DATA packet
+    DELAY seconds after it came (or as soon after as this client can),
+    and answering all else as late, so that B's least round trip is
+    DELAY; offer a window of WINDOW packets beyond the highest told,
+    which keeps this client in time.  Keep one packet untold until B
+    resends it; then at once acknowledge its first copy, far sooner than
+    a round trip after the resend, as a first copy that came late is.
+    Hold every copy untold then, and what comes meanwhile, until HOLD
+    round trips after the first of them came: past B's wait for a packet
+    outrun (a round trip and a quarter), short of its timeout (two).  B hears of nothing sent after those
+    copies but the resend; taking the resend for what arrived would have
+    those of its EV outrun, and found lost by a gap.  Reports B's
+    connection id, the copies held, those of them judged (on the
+    resend's EV, come before it, and outrun by no copy told earlier),
+    and whether the stream arrived whole."""
+    rng = random.Random(args.seed)
+    udp = Udp()
+    c = Client("early-ack", "early-ack", 1, {1: addr(1, "M")}, rng,
+               args.port, 0)
+    c.window = args.window
+    try:
+        early_ack_read(args, udp, c)
+    finally:
+        if c.b_cid is not None:
+            udp.send(1, c.hdr(RST, dsn=c.rcv_nxt), addr(1, "B"))
+
+
+class Later:
+    """A Udp whose packets leave DELAY seconds after they were sent."""
+
+    def __init__(self, udp, delay):
+        self.udp, self.delay, self.queue = udp, delay, []
+
+    def send(self, plane, payload, dst=None):
+        self.queue.append((time.monotonic() + self.delay, plane, payload,
+                           dst))
+
+    def flush(self, now):
+        while self.queue and self.queue[0][0] <= now:
+            _, plane, payload, dst = self.queue.pop(0)
+            self.udp.send(plane, payload, dst)
+
+
+def early_ack_read(args, udp, c):
+    """The body of cmd_early_ack(), which ends B's connection afterwards."""
+    told, due, seq = None, [], 0
+    # Every answer waits as long, the handshake's and the probes' too:
+    # B's least round trip is the delay.
+    later = Later(udp, args.delay)
+    # The packet kept untold (dsn, psn, ev), its resend's EV, and the
+    # packets held: {dsn: (arrival, psn, ev)}, until release.
+    kept, resend_ev, held, release = None, None, {}, None
+    first_copies, pending, rtt, r_at = 0, 0, args.delay, 0
+    # The newest copy told (by PSN, B's sending order) when the resend
+    # came: a copy held that was sent before it was outrun for good reason.
+    newest, outran = None, None
+
+    def tell(dsn, psn, ev):
+        told.add(dsn)
+        udp.send(1, c.hdr(ACK) + ack_body(
+            told.nxt, told.high + args.window, psn, dsn, 0, ev,
+            told.blocks()))
+
+    deadline = time.monotonic() + args.timeout
+    while time.monotonic() < deadline:
+        now = time.monotonic()
+        if c.fin and not due and not held and not later.queue:
+            break
+        c.tick(udp, None, now)
+        nxt = min([e[0] for e in due[:1] + later.queue[:1]] + [now + 0.01])
+        wait = max(0.0, min(0.002, nxt - now)) if nxt < now + 0.01 else 0.01
+        for plane, src, p in udp.packets(wait):
+            if p["dst"] != c.cid:
+                continue
+            if p["type"] != DATA or c.state != "established" or \
+                    p["src"] != c.b_cid or plane != 1:
+                c.input(later, plane, src, p)
+                continue
+            if told is None:
+                told = Told(c.rcv_nxt)
+            now = time.monotonic()
+            dsn, retx = p["dsn"], p["flags"] & F_RETX
+            body = p["body"][ACKB.size:] if p["flags"] & F_ACK else p["body"]
+            if ((dsn - c.rcv_nxt) & M32) < 4096 and dsn not in c.ooo:
+                c.ooo[dsn] = (bytes(body), p["flags"])
+                c.deliver()
+            if not retx:
+                first_copies += 1
+            if kept is None and not retx and not p["flags"] & F_FIN and \
+                    first_copies > args.before:
+                kept = (dsn, p["psn"], p["ev"])
+                continue
+            if kept and resend_ev is None and retx and dsn == kept[0]:
+                resend_ev, pending, r_at = p["ev"], len(due), now
+                outran = newest
+                # What came before it, still untold, is held: whatever
+                # else B hears of, it hears of nothing sent later.
+                for t, n, d, ps, ev, rx in due:
+                    held[d] = (t - args.delay, ps, ev)
+                due = []
+                tell(*kept)
+                first = min([t for t, _, _ in held.values()] + [now])
+                release = first + args.hold * rtt
+                continue
+            if release and now < release:
+                held[dsn] = (now, p["psn"], p["ev"])
+                continue
+            seq += 1
+            heapq.heappush(due, (now + args.delay, seq, dsn, p["psn"],
+                                 p["ev"], retx))
+        now = time.monotonic()
+        later.flush(now)
+        if held and now >= release:
+            # The echo of the copy held longest: a round trip no
+            # shorter than the others B measured.
+            first = min(held, key=lambda d: held[d][0])
+            oldest = held[first][0]
+            for d in held:
+                told.add(d)
+            tell(first, *held[first][1:])
+            # Judged: the copies held that came on the resend's EV before
+            # it, and that no copy told before it outran.
+            judged = [ps for t, ps, ev in held.values()
+                      if ev == resend_ev and t < r_at and
+                      (outran is None or (ps - outran) & M32 < 1 << 31)]
+            say("held", len(held), "judged", len(judged), "oldest_ms",
+                "%.0f" % (1000 * (now - oldest)), "rtt_ms",
+                "%.0f" % (1000 * rtt), "psns",
+                ",".join(str(ps) for ps in sorted(judged)) or "-")
+            held = {}
+        while due and due[0][0] <= now:
+            t, _, d, ps, ev, _ = heapq.heappop(due)
+            tell(d, ps, ev)
+            if newest is None or (ps - newest) & M32 < 1 << 31:
+                newest = ps
+            # The round trip B sees: the delay, and how late we are.
+            rtt += (now - t + args.delay - rtt) / 8
+    say("b_cid", "%08x" % (c.b_cid or 0))
+    if kept:
+        say("kept", "dsn", kept[0], "ev", kept[2], "resend_ev",
+            resend_ev if resend_ev is not None else "-",
+            "untold_then", pending)
+    say("read", len(c.stream), "intact",
+        "yes" if bytes(c.stream) == pattern(args.bytes, args.port) else "no",
+        "fin", "yes" if c.fin else "no")
+
+
 def cmd_judge_victim(args):
     """Case 2: per group of malicious connections, what V received from B
     and what B sent to addresses that must never get anything."""
@@ -1538,6 +1732,21 @@ def main():
     p.add_argument("--timeout", type=float, default=60)
     p.add_argument("--seed", type=int, default=7)
 
+    p = sub.add_parser("early-ack")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--bytes", type=int, required=True,
+                   help="what B writes: its server's --bytes")
+    p.add_argument("--before", type=int, default=400,
+                   help="DATA packets read before one is kept untold")
+    p.add_argument("--delay", type=float, default=0.08,
+                   help="seconds each acknowledgment waits")
+    p.add_argument("--window", type=int, default=48,
+                   help="packets offered beyond the highest told")
+    p.add_argument("--hold", type=float, default=1.75,
+                   help="round trips the resend's EV is held")
+    p.add_argument("--timeout", type=float, default=60)
+    p.add_argument("--seed", type=int, default=8)
+
     p = sub.add_parser("silence")
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--ns", required=True, help="B's namespace")
@@ -1579,6 +1788,7 @@ COMMANDS = {
     "flood": cmd_flood,
     "silence": cmd_silence,
     "dupflag": cmd_dupflag,
+    "early-ack": cmd_early_ack,
     "judge-victim": cmd_judge_victim,
     "judge-flood": cmd_judge_flood,
 }
