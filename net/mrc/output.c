@@ -497,7 +497,13 @@ static bool mrc_acked_copy_known(const struct mrc_conn_plane *cp,
 		now - cb->sent >= (u64)cp->base_rtt_us * NSEC_PER_USEC);
 }
 
-static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
+/*
+ * @first_came: the acknowledgment's echo named the packet's first copy,
+ * resent since: whatever else arrived, that copy did, and the resend's
+ * send time proves nothing.
+ */
+static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now,
+		      bool first_came)
 {
 	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
@@ -524,7 +530,7 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 		cp->nr_inflight--;
 		if (ev->unproven)
 			ev->unproven--;
-		if (mrc_acked_copy_known(cp, cb, now)) {
+		if (!first_came && mrc_acked_copy_known(cp, cb, now)) {
 			if (cb->sent > cp->rack_sent)
 				cp->rack_sent = cb->sent;
 			if (cb->sent > ev->rack_sent)
@@ -539,7 +545,9 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now)
 	consume_skb(skb);
 }
 
-static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now)
+/* @first_dsn: the DSN whose first copy the echo named, or NULL. */
+static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now,
+			  const u32 *first_dsn)
 {
 	struct sk_buff *skb;
 	u32 dsn;
@@ -559,7 +567,7 @@ static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now)
 	for (dsn = start; dsn != end; dsn++) {
 		skb = msk->snd_ring[mrc_snd_slot(msk, dsn)];
 		if (skb && MRC_SKB_CB(skb)->dsn == dsn)
-			mrc_acked(msk, skb, now);
+			mrc_acked(msk, skb, now, first_dsn && *first_dsn == dsn);
 	}
 }
 
@@ -1082,13 +1090,15 @@ static void mrc_echo_of_lost(struct mrc_sock *msk,
 /*
  * What the acknowledgment says of the one packet that triggered it: its
  * round-trip time, a CE mark, (NACK) that a switch trimmed it, or that a
- * copy taken for lost was not.
+ * copy taken for lost was not.  True when it names the first copy of a
+ * packet resent since: that copy arrived (mrc_acked()).
  */
-static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
+static bool mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 			  u8 type, u8 flags, u64 now)
 {
 	u32 echo_dsn = ntohl(ack->echo_dsn), echo_psn = ntohl(ack->echo_psn);
 	struct mrc_conn_plane *cp;
+	bool first_came = false;
 	struct mrc_skb_cb *cb;
 	struct sk_buff *skb;
 
@@ -1119,6 +1129,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		if (cb->first_sent > cp->rack_sent)
 			cp->rack_sent = cb->first_sent;
 		mrc_echo_of_lost(msk, cb, flags, cb->first_sent);
+		first_came = true;
 		cb = NULL;
 	}
 	if (!cb || cb->psn != echo_psn) {
@@ -1128,7 +1139,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 			MRC_MSK_INC_STATS(msk, MRC_MIB_ECE_RCVD);
 			mrc_ce_rcvd_late(msk, ntohs(ack->echo_ev));
 		}
-		return;
+		return first_came;
 	}
 	cp = &msk->planes[cb->plane];
 
@@ -1144,7 +1155,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		mrc_path_answered(msk, cp, now);
 		if (!cb->lost)
 			mrc_mark_lost(msk, skb, MRC_LOSS_TRIM, now);
-		return;
+		return false;
 	}
 	mrc_path_delivered(cp, now);
 	mrc_rtt_rcvd(msk, cp, ack, cb->sent, now);
@@ -1156,6 +1167,7 @@ static void mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		mrc_path_ce(cp, &msk->ev_table[cb->ev_idx]);
 		cp->ce_marked++;
 	}
+	return false;
 }
 
 /*
@@ -1205,8 +1217,9 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	u32 cum = ntohl(ack->cum_dsn);
 	unsigned int i, nr = min_t(unsigned int, ack->nr_sack,
 				   MRC_MAX_SACK_BLOCKS);
+	u32 echo_dsn = ntohl(ack->echo_dsn);
 	u64 now = ktime_get_ns();
-	bool progress;
+	bool progress, first = false;
 
 	if (len < struct_size(ack, sack, nr))
 		return;
@@ -1229,14 +1242,14 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	trace_mrc_ack(msk, type == MRC_PKT_NACK, cum, nr, msk->snd_una,
 		      ntohs(ack->echo_ev), ntohl(ack->echo_psn));
 	if (!(flags & MRC_F_PROBE_ECHO))
-		mrc_echo_rcvd(msk, ack, type, flags, now);
+		first = mrc_echo_rcvd(msk, ack, type, flags, now);
 	if (type == MRC_PKT_ACK &&
 	    (flags & (MRC_F_ECHO_DUP | MRC_F_ECHO_TOLD | MRC_F_PROBE_ECHO)) ==
 	    MRC_F_ECHO_DUP)
 		mrc_resent_in_vain(msk, ack, nr, now);
 
 	progress = mrc_before(msk->snd_una, cum);
-	mrc_ack_range(msk, msk->snd_una, cum, now);
+	mrc_ack_range(msk, msk->snd_una, cum, now, first ? &echo_dsn : NULL);
 	if (progress)
 		msk->snd_una = cum;
 	for (i = 0; i < nr; i++) {
@@ -1244,7 +1257,8 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		u32 end = ntohl(ack->sack[i].end);
 
 		/* Only what is in flight: a block elsewhere is ignored. */
-		mrc_ack_range(msk, start, end, now);
+		mrc_ack_range(msk, start, end, now,
+			      first ? &echo_dsn : NULL);
 	}
 	if (mrc_before(msk->snd_wnd_end, ntohl(ack->wnd_end))) {
 		msk->snd_wnd_end = ntohl(ack->wnd_end);
