@@ -931,12 +931,14 @@ dup_flag()
 # early_ack: M's client reads 2 MiB from B over plane 1, acknowledging
 # each packet 80 ms after it came (and answering all else as late, so that
 # B's least round trip is 80 ms), and keeps one packet untold until B
-# resends it (mrc_hostile.py early-ack).  Then it acknowledges that
-# packet's first copy at once, milliseconds after the resend went out and
-# far less than a round trip: as a first copy that came late is.  Which
-# copy a cumulative DSN or a SACK block covers is not said, and an
-# acknowledgment that comes sooner than the plane's least round trip
-# after a resend is not the resend's (RFC 8985, 6.2).  The client holds
+# resends it (mrc_hostile.py early-ack).  Then it tells that packet's
+# DSN at once, with the echo of a copy told before (ECHO_TOLD), a
+# millisecond or so after the resend went out and far less than a round
+# trip: as a later acknowledgment does when the first copy came late and
+# its own acknowledgment was lost.  Which copy a cumulative DSN or a SACK
+# block covers is not said, and an acknowledgment that comes sooner than
+# the plane's least round trip after a resend is not the resend's (RFC
+# 8985, 6.2).  The client holds
 # every copy still untold, and what comes meanwhile, until 1.75 round
 # trips after the first of them came: past the round trip and a quarter
 # that B waits for a packet outrun, short of its timeout (two round

@@ -1298,14 +1298,16 @@ def cmd_early_ack(args):
     and answering all else as late, so that B's least round trip is
     DELAY; offer a window of WINDOW packets beyond the highest told,
     which keeps this client in time.  Keep one packet untold until B
-    resends it; then at once acknowledge its first copy, far sooner than
-    a round trip after the resend, as a first copy that came late is.
-    Hold every copy untold then, and what comes meanwhile, until HOLD
-    round trips after the first of them came: past B's wait for a packet
-    outrun (a round trip and a quarter), short of its timeout (two).  B hears of nothing sent after those
-    copies but the resend; taking the resend for what arrived would have
-    those of its EV outrun, and found lost by a gap.  Reports B's
-    connection id, the copies held, those of them judged (on the
+    resends it; then at once tell its DSN, with the echo of a copy told
+    before (flag ECHO_TOLD), far sooner than a round trip after the
+    resend: as a later acknowledgment does when the first copy came late
+    and its own acknowledgment was lost.  Hold every copy untold then,
+    and what comes meanwhile, until HOLD round trips after the first of
+    them came: past B's wait for a packet outrun (a round trip and a
+    quarter), short of its timeout (two).  B hears of nothing sent after
+    those copies but the resend; taking the resend for what arrived
+    would have those of its EV outrun, and found lost by a gap.  Reports
+    B's connection id, the copies held, those of them judged (on the
     resend's EV, come before it, and outrun by no copy told earlier),
     and whether the stream arrived whole."""
     rng = random.Random(args.seed)
@@ -1348,13 +1350,16 @@ def early_ack_read(args, udp, c):
     first_copies, pending, rtt, r_at = 0, 0, args.delay, 0
     # The newest copy told (by PSN, B's sending order) when the resend
     # came: a copy held that was sent before it was outrun for good reason.
-    newest, outran = None, None
+    newest, outran, echoed = None, None, None
+
+    def answer(psn, dsn, ev, flags=0):
+        udp.send(1, c.hdr(ACK, flags) + ack_body(
+            told.nxt, told.high + args.window, psn, dsn, 0, ev,
+            told.blocks()))
 
     def tell(dsn, psn, ev):
         told.add(dsn)
-        udp.send(1, c.hdr(ACK) + ack_body(
-            told.nxt, told.high + args.window, psn, dsn, 0, ev,
-            told.blocks()))
+        answer(psn, dsn, ev)
 
     deadline = time.monotonic() + args.timeout
     while time.monotonic() < deadline:
@@ -1393,7 +1398,12 @@ def early_ack_read(args, udp, c):
                 for t, n, d, ps, ev, rx in due:
                     held[d] = (t - args.delay, ps, ev)
                 due = []
-                tell(*kept)
+                # Its DSN told, with the echo of a copy told before (a
+                # repeated echo, as a window update's): which copy came
+                # is not said.
+                told.add(kept[0])
+                answer(*(echoed or (kept[1], kept[0], kept[2])),
+                       F_ECHO_TOLD)
                 first = min([t for t, _, _ in held.values()] + [now])
                 release = first + args.hold * rtt
                 continue
@@ -1426,6 +1436,7 @@ def early_ack_read(args, udp, c):
         while due and due[0][0] <= now:
             t, _, d, ps, ev, _ = heapq.heappop(due)
             tell(d, ps, ev)
+            echoed = (ps, d, ev)
             if newest is None or (ps - newest) & M32 < 1 << 31:
                 newest = ps
             # The round trip B sees: the delay, and how late we are.
