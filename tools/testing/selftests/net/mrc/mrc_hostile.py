@@ -1395,8 +1395,8 @@ def early_ack_read(args, udp, c):
                 outran = newest
                 # What came before it, still untold, is held: whatever
                 # else B hears of, it hears of nothing sent later.
-                for t, n, d, ps, ev, rx in due:
-                    held[d] = (t - args.delay, ps, ev)
+                for t, n, d, ps, ev, rx in sorted(due):
+                    held.setdefault(d, (t - args.delay, ps, ev))
                 due = []
                 # Its DSN told, with the echo of a copy told before (a
                 # repeated echo, as a window update's): which copy came
@@ -1408,7 +1408,8 @@ def early_ack_read(args, udp, c):
                 release = first + args.hold * rtt
                 continue
             if release and now < release:
-                held[dsn] = (now, p["psn"], p["ev"])
+                # A resend of a copy held keeps the copy's record.
+                held.setdefault(dsn, (now, p["psn"], p["ev"]))
                 continue
             seq += 1
             heapq.heappush(due, (now + args.delay, seq, dsn, p["psn"],
