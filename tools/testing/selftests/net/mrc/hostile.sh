@@ -66,7 +66,7 @@ HOSTILE=$MRC_DIR/mrc_hostile.py
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 mrc_need_mod sch_netem
 
-mrc_plan 15
+mrc_plan 16
 
 # The listen() backlog of the flooded listeners, and the contract's bounds.
 BACKLOG=16
@@ -950,9 +950,15 @@ dup_flag()
 # connection, so that several packets are in flight on each; its delay
 # target is off, since the client's jitter is no queue.  Tracing is
 # switched on and off with no transfer running (see tracepoints.sh).
+# With "first", the client tells that packet's DSN 1.1 least round trips
+# after the resend came instead (its copies held a quarter of a round trip
+# past that), late enough to be the resend's acknowledgment, but with the
+# echo of the packet's first copy: the peer said which copy came, and it
+# is not the resend, however late the acknowledgment.
 early_ack()
 {
-	local rc=0 evs bcid kept held judged psns gaps elsewhere kept_why
+	local how=$1 rc=0 evs bcid kept held judged psns gaps elsewhere kept_why
+	local out=$tmp/early-$1.out opts=()
 
 	if [ ! -d "$TRACEFS/instances" ]; then
 		mount -t tracefs nodev "$TRACEFS" 2> /dev/null
@@ -968,24 +974,25 @@ early_ack()
 	mrc_trace_instance "$trace" &&
 		echo 1 > "$trace/events/mrc/mrc_lost/enable" ||
 		mrc_fail "no tracefs instance" || return 1
+	[ "$how" = first ] && opts=(--echo-first 1.1)
 	ip netns exec "$M" python3 "$HOSTILE" early-ack --port "$port" \
-		--bytes $((2 << 20)) > "$tmp/early.out" 2> "$tmp/early.err" ||
+		--bytes $((2 << 20)) "${opts[@]}" > "$out" 2> "$tmp/early.err" ||
 		rc=1
 	kill "$pid" 2> /dev/null
 	wait "$pid" 2> /dev/null
 	ip netns exec "$B" sysctl -qw net.mrc.target_delay_us=2000
 	"$MRCCTL" -n "$B" plane set id 1 evs "$evs"
 	echo 0 > "$trace/events/mrc/mrc_lost/enable"
-	cat "$trace/trace" > "$tmp/early.trace"
+	cat "$trace/trace" > "$out.trace"
 	rmdir "$trace"
-	mrc_show "$tmp/early.out"
+	mrc_show "$out"
 	[ "$rc" = 0 ] || mrc_fail "the client: $(cat "$tmp/early.err")" ||
 		return 1
-	grep -q '^read 2097152 intact yes fin yes$' "$tmp/early.out" ||
+	grep -q '^read 2097152 intact yes fin yes$' "$out" ||
 		mrc_fail "the stream did not arrive whole" || return 1
-	bcid=$(awk '$1 == "b_cid" { print $2 }' "$tmp/early.out")
-	kept=$(awk '$1 == "kept" { print $3 }' "$tmp/early.out")
-	read -r held judged psns < <(awk '$1 == "held" { print $2, $4, $10 }' "$tmp/early.out")
+	bcid=$(awk '$1 == "b_cid" { print $2 }' "$out")
+	kept=$(awk '$1 == "kept" { print $3 }' "$out")
+	read -r held judged psns < <(awk '$1 == "held" { print $2, $4, $10 }' "$out")
 	[ "${judged:-0}" -ge 1 ] ||
 		mrc_fail "B's resend was not seen, or nothing came on its EV before it" ||
 		return 1
@@ -1004,14 +1011,14 @@ early_ack()
 				else if ($NF == "why=elsewhere") e++
 			}
 		}
-		END { print (k ? k : "-"), g + 0, e + 0 }' "$tmp/early.trace")
+		END { print (k ? k : "-"), g + 0, e + 0 }' "$out.trace")
 	# The packet kept untold was found lost: the trace holds B's losses.
 	[ "$kept_why" != - ] ||
 		mrc_fail "no mrc_lost of the packet kept untold ($kept) in the trace" ||
 		return 1
 	mrc_info "the packet kept untold found lost ($kept_why); of the $judged copies held that came on the resend's EV before it ($held held in all): $gaps found lost by a gap, $elsewhere on other planes' evidence"
 	[ "$((gaps + elsewhere))" = 0 ] ||
-		mrc_fail "B took an early acknowledgment for its resend's: $((gaps + elsewhere)) packets sent before it on its EV found lost"
+		mrc_fail "B took the acknowledgment for its resend's: $((gaps + elsewhere)) packets sent before it on its EV found lost"
 }
 
 ############################################################################
@@ -1138,7 +1145,9 @@ one_case 5 "5: the same echo without ECHO_TOLD proves the silence spurious: B co
 one_case 5 "5: a peer that flags ECHO_DUP on every acknowledgment: the stream intact, B's reorder window never over a round trip" \
 	dup_flag
 one_case 5 "5: an acknowledgment sooner than a round trip after a resend is not the resend's: what B sent before on its EV is not found lost by a gap" \
-	early_ack
+	early_ack told
+one_case 5 "5: nor is one a round trip after it that echoes the first copy" \
+	early_ack first
 one_case 6 "6: slab usage of MRC sockets, rings and skbs back near the baseline" memory
 
 mrc_finish

@@ -26,8 +26,8 @@
 #   judge-flood         case 3: SYN_ACKs B sent to spoofed addresses
 #   silence             case 5: go silent, then echo a copy B took for lost
 #   dupflag             case 5: flag every acknowledgment ECHO_DUP
-#   early-ack           case 5: acknowledge a packet's first copy just
-#                       after B resent it
+#   early-ack           case 5: acknowledge a packet just after B
+#                       resent it, or later with its first copy's echo
 
 import argparse
 import array
@@ -1306,7 +1306,11 @@ def cmd_early_ack(args):
     them came: past B's wait for a packet outrun (a round trip and a
     quarter), short of its timeout (two).  B hears of nothing sent after
     those copies but the resend; taking the resend for what arrived
-    would have those of its EV outrun, and found lost by a gap.  Reports
+    would have those of its EV outrun, and found lost by a gap.  With
+    ECHO_FIRST, tell the packet kept that many least round trips after
+    the resend came instead, long enough for the resend's own
+    acknowledgment, but with the echo of its first copy: which copy came
+    is said, and it is not the resend.  Reports
     B's connection id, the copies held, those of them judged (on the
     resend's EV, come before it, and outrun by no copy told earlier),
     and whether the stream arrived whole."""
@@ -1351,6 +1355,8 @@ def early_ack_read(args, udp, c):
     # The newest copy told (by PSN, B's sending order) when the resend
     # came: a copy held that was sent before it was outrun for good reason.
     newest, outran, echoed = None, None, None
+    # With --echo-first, when the packet kept is told.
+    first_at = None
 
     def answer(psn, dsn, ev, flags=0):
         udp.send(1, c.hdr(ACK, flags) + ack_body(
@@ -1367,7 +1373,8 @@ def early_ack_read(args, udp, c):
         if c.fin and not due and not held and not later.queue:
             break
         c.tick(udp, None, now)
-        nxt = min([e[0] for e in due[:1] + later.queue[:1]] + [now + 0.01])
+        nxt = min([e[0] for e in due[:1] + later.queue[:1]] +
+                  [first_at or now + 0.01, now + 0.01])
         wait = max(0.0, min(0.002, nxt - now)) if nxt < now + 0.01 else 0.01
         for plane, src, p in udp.packets(wait):
             if p["dst"] != c.cid:
@@ -1398,14 +1405,18 @@ def early_ack_read(args, udp, c):
                 for t, n, d, ps, ev, rx in sorted(due):
                     held.setdefault(d, (t - args.delay, ps, ev))
                 due = []
+                first = min([t for t, _, _ in held.values()] + [now])
+                release = first + args.hold * rtt
+                if args.echo_first:
+                    first_at = now + args.echo_first * args.delay
+                    release = max(release, first_at + rtt / 4)
+                    continue
                 # Its DSN told, with the echo of a copy told before (a
                 # repeated echo, as a window update's): which copy came
                 # is not said.
                 told.add(kept[0])
                 answer(*(echoed or (kept[1], kept[0], kept[2])),
                        F_ECHO_TOLD)
-                first = min([t for t, _, _ in held.values()] + [now])
-                release = first + args.hold * rtt
                 continue
             if release and now < release:
                 # A resend of a copy held keeps the copy's record.
@@ -1416,6 +1427,12 @@ def early_ack_read(args, udp, c):
                                  p["ev"], retx))
         now = time.monotonic()
         later.flush(now)
+        if first_at and now >= first_at:
+            # Its DSN told with the echo of its first copy, which says
+            # that copy came, however long after the resend this is.
+            told.add(kept[0])
+            answer(kept[1], kept[0], kept[2])
+            first_at = None
         if held and now >= release:
             # The echo of the copy held longest: a round trip no
             # shorter than the others B measured.
@@ -1756,6 +1773,10 @@ def main():
                    help="packets offered beyond the highest told")
     p.add_argument("--hold", type=float, default=1.75,
                    help="round trips the resend's EV is held")
+    p.add_argument("--echo-first", type=float, default=0,
+                   help="tell the packet kept this many least round trips "
+                   "after its resend came, with the echo of its first "
+                   "copy (0: at once, echoing a copy told before)")
     p.add_argument("--timeout", type=float, default=60)
     p.add_argument("--seed", type=int, default=8)
 
