@@ -18,6 +18,9 @@
  *   writes) whose sizes cycle through the -m list; every size of the list
  *   is sent at least once, cut to what is left of SIZE.  Then it shuts the
  *   sending side down and closes (after the peer's end of data with -w).
+ *   SIGUSR1 ends every connection early, as if SIZE had been reached at
+ *   the end of the message being sent: a test that has seen what it
+ *   looked for need not wait for the rest of a long transfer.
  *
  * Both print one line per connection when it is done:
  *   conn N bytes B msgs M sha256 HEX
@@ -383,6 +386,18 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static volatile sig_atomic_t stop_sending;
+
+static void on_usr1(int sig)
+{
+	int i;
+
+	stop_sending = 1;
+	for (i = 0; i < nchildren; i++)
+		if (children[i] > 0)
+			kill(children[i], SIGUSR1);
 }
 
 static void on_alarm(int sig)
@@ -805,7 +820,7 @@ static int tx_next(struct tx *tx)
 {
 	size_t len;
 
-	if (!cut_next(&tx->cut, sizes, nsizes, &len))
+	if (stop_sending || !cut_next(&tx->cut, sizes, nsizes, &len))
 		return 0;
 	gen_fill(&tx->gen, tx->buf, len);
 	sha256_update(&tx->sha, tx->buf, len);
@@ -1116,6 +1131,7 @@ int main(int argc, char **argv)
 		total += expect[i];
 
 	signal(SIGALRM, on_alarm);
+	signal(SIGUSR1, on_usr1);
 	signal(SIGPIPE, SIG_IGN);
 	alarm(timeout);
 
