@@ -54,6 +54,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,13 +390,14 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static volatile sig_atomic_t stop_sending;
+/* Set by SIGUSR1: lock-free, so safe to share with the handler. */
+static atomic_bool stop_sending;
 
 static void on_usr1(int sig)
 {
 	int i;
 
-	stop_sending = 1;
+	atomic_store(&stop_sending, true);
 	for (i = 0; i < nchildren; i++)
 		if (children[i] > 0)
 			kill(children[i], SIGUSR1);
@@ -820,7 +823,8 @@ static int tx_next(struct tx *tx)
 {
 	size_t len;
 
-	if (stop_sending || !cut_next(&tx->cut, sizes, nsizes, &len))
+	if (atomic_load(&stop_sending) ||
+	    !cut_next(&tx->cut, sizes, nsizes, &len))
 		return 0;
 	gen_fill(&tx->gen, tx->buf, len);
 	sha256_update(&tx->sha, tx->buf, len);
