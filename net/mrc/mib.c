@@ -49,6 +49,7 @@ static const struct snmp_mib mrc_mib_names[] = {
 	SNMP_MIB_ITEM("DataSent", MRC_MIB_DATA_SENT),
 	SNMP_MIB_ITEM("Retrans", MRC_MIB_RETRANS),
 	SNMP_MIB_ITEM("LossGap", MRC_MIB_LOSS_GAP),
+	SNMP_MIB_ITEM("LossOtherEv", MRC_MIB_LOSS_OTHER_EV),
 	SNMP_MIB_ITEM("LossTimeout", MRC_MIB_LOSS_TIMEOUT),
 	SNMP_MIB_ITEM("LossTrim", MRC_MIB_LOSS_TRIM),
 	SNMP_MIB_ITEM("LossPlaneDown", MRC_MIB_LOSS_PLANE_DOWN),

@@ -45,7 +45,8 @@ enum mrc_mib_field {
 	MRC_MIB_RST_STRAY_LIMITED,	/* ... not sent, over the rate limit */
 	MRC_MIB_DATA_SENT,		/* DATA transmissions, resends included */
 	MRC_MIB_RETRANS,		/* DATA sent again */
-	MRC_MIB_LOSS_GAP,		/* lost: later packets arrived */
+	MRC_MIB_LOSS_GAP,		/* lost: later packets of its EV arrived */
+	MRC_MIB_LOSS_OTHER_EV,		/* lost: ... of other EVs of its plane */
 	MRC_MIB_LOSS_TIMEOUT,		/* lost: nothing came back in time */
 	MRC_MIB_LOSS_TRIM,		/* lost: NACKed as trimmed */
 	MRC_MIB_LOSS_PLANE_DOWN,	/* resent: the local plane went away */

@@ -845,12 +845,13 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 
 /* Why a DATA packet was taken for lost (tracepoint mrc_lost). */
 enum mrc_loss {
-	MRC_LOSS_GAP,		/* later packets on the plane arrived */
+	MRC_LOSS_GAP,		/* later packets of its EV arrived */
 	MRC_LOSS_TIMEOUT,	/* nothing came back in time */
 	MRC_LOSS_TRIM,		/* a switch cut the payload: congestion */
 	MRC_LOSS_PLANE_DOWN,	/* the local plane went away */
 	MRC_LOSS_ELSEWHERE,	/* later packets on other planes arrived */
 	MRC_LOSS_PEER_SILENT,	/* timeouts on many paths, the peer silent */
+	MRC_LOSS_OTHER_EV,	/* later packets of other EVs of its plane */
 };
 
 #include "trace.h"

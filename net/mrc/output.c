@@ -432,6 +432,7 @@ static bool mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 		[MRC_LOSS_PLANE_DOWN]	= MRC_MIB_LOSS_PLANE_DOWN,
 		[MRC_LOSS_ELSEWHERE]	= MRC_MIB_LOSS_ELSEWHERE,
 		[MRC_LOSS_PEER_SILENT]	= MRC_MIB_LOSS_SILENCE,
+		[MRC_LOSS_OTHER_EV]	= MRC_MIB_LOSS_OTHER_EV,
 	};
 	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
@@ -719,8 +720,8 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 						break;
 					continue;
 				}
-				if (cb->sent >= cp->rack_sent)
-					why = MRC_LOSS_ELSEWHERE;
+				why = cb->sent >= cp->rack_sent ?
+				      MRC_LOSS_ELSEWHERE : MRC_LOSS_OTHER_EV;
 			} else if (now - cb->sent < gap_wait) {
 				/* Its EV reorders more: mrc_gap_wait_ns(). */
 				continue;

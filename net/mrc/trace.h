@@ -84,6 +84,7 @@ TRACE_DEFINE_ENUM(MRC_LOSS_TRIM);
 TRACE_DEFINE_ENUM(MRC_LOSS_PLANE_DOWN);
 TRACE_DEFINE_ENUM(MRC_LOSS_ELSEWHERE);
 TRACE_DEFINE_ENUM(MRC_LOSS_PEER_SILENT);
+TRACE_DEFINE_ENUM(MRC_LOSS_OTHER_EV);
 
 /* A DATA packet taken for lost, to be resent, and why. */
 TRACE_EVENT(mrc_lost,
@@ -111,7 +112,8 @@ TRACE_EVENT(mrc_lost,
 				       { MRC_LOSS_TRIM,		"trim" },
 				       { MRC_LOSS_PLANE_DOWN,	"plane_down" },
 				       { MRC_LOSS_ELSEWHERE,	"elsewhere" },
-				       { MRC_LOSS_PEER_SILENT,	"peer_silent" }))
+				       { MRC_LOSS_PEER_SILENT,	"peer_silent" },
+				       { MRC_LOSS_OTHER_EV,	"other_ev" }))
 );
 
 TRACE_EVENT(mrc_ack,

@@ -22,6 +22,11 @@
 #   EVs; and once the loss is gone, restored EVs.  (Loss that hits every
 #   EV alike retires none, or one now and then: no EV is worse than the
 #   others.)
+# - a quarter of plane 1's EVs (those whose number ends in two zero bits)
+#   turned 100 ms slower than the others under a transfer: the packets
+#   they hold, outrun by the plane's other EVs past the plane's silence
+#   time, count as LossOtherEv, more than LossGap (a later packet of
+#   their own EV cannot overtake them).
 #
 # IPv4 and IPv6, two planes.
 
@@ -35,7 +40,7 @@ mrc_need_cmd python3
 mrc_need_cmd tc
 XFER=$MRC_BIN/mrc_xfer
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
-mrc_need_mod sch_netem
+mrc_need_mod sch_netem sch_prio cls_u32
 
 TRACEFS=/sys/kernel/tracing
 [ -d "$TRACEFS/instances" ] || mount -t tracefs nodev "$TRACEFS" 2> /dev/null
@@ -43,7 +48,7 @@ TRACEFS=/sys/kernel/tracing
 # The module's default encapsulation port (MRC_DEFAULT_UDP_PORT).
 UDP_PORT=4793
 
-mrc_plan 10
+mrc_plan 12
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -279,7 +284,8 @@ lossy()
 	mrc_stats_delta "$A" "$tmp" > "$tmp/a" || return 1
 	expect_count "$tmp/a" Retrans -ge 1 || rc=1
 	expect_count "$tmp/a" EvRetired -ge 1 || rc=1
-	[ $(($(mrc_stat LossGap "$tmp/a") + $(mrc_stat LossTimeout "$tmp/a"))) -gt 0 ] ||
+	[ $(($(mrc_stat LossGap "$tmp/a") + $(mrc_stat LossOtherEv "$tmp/a") +
+	     $(mrc_stat LossTimeout "$tmp/a"))) -gt 0 ] ||
 		mrc_fail "no loss counted" || rc=1
 	# Retired EVs come back once their probes get through, during the
 	# loss (80% of probes get through) or after it: counted from its
@@ -294,6 +300,52 @@ lossy()
 	kill "$cli" "$srv" 2> /dev/null
 	wait "$cli" "$srv" 2> /dev/null
 	return "$rc"
+}
+
+# slow_quarter: on $A's veth1, the EVs whose number (UDP source port on
+# IPv4, flow label on IPv6) ends in two zero bits go through 100 ms of
+# delay; the others through none.
+slow_quarter()
+{
+	local proto=ip match=(match ip protocol 17 0xff match ip sport 0 0x3)
+
+	[ "$fam" = 4 ] || proto=ipv6 match=(match ip6 protocol 17 0xff
+					    match ip6 flowlabel 0 0x3)
+	tc -n "$A" qdisc add dev veth1 root handle 1: prio &&
+		tc -n "$A" qdisc add dev veth1 parent 1:3 handle 30: netem \
+			delay 100ms limit 100000 &&
+		tc -n "$A" filter add dev veth1 parent 1: protocol "$proto" \
+			prio 1 u32 "${match[@]}" flowid 1:3
+}
+
+# slow_paths: a quarter of plane 1's EVs 100 ms slower than the others
+# under a transfer, for two seconds.
+slow_paths()
+{
+	local rc=0 other gap
+
+	port=$((port + 1))
+	mrc_xfer_server "$B" "$port" "$tmp" || return 1
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 4G -T 120 \
+		> /dev/null 2> "$tmp/c.err" &
+	cli=$!
+	sleep 1
+	mrc_stats_delta "$A" "$tmp" > /dev/null || rc=1
+	slow_quarter || mrc_fail "cannot slow plane 1's EVs" || rc=1
+	sleep 2
+	mrc_stats_delta "$A" "$tmp" > "$tmp/a" || rc=1
+	tc -n "$A" qdisc del dev veth1 root 2> /dev/null
+	kill "$cli" "$srv" 2> /dev/null
+	wait "$cli" "$srv" 2> /dev/null
+	[ "$rc" = 0 ] || return 1
+	other=$(mrc_stat LossOtherEv "$tmp/a")
+	gap=$(mrc_stat LossGap "$tmp/a")
+	mrc_info "LossOtherEv $other, LossGap $gap, LossElsewhere" \
+		"$(mrc_stat LossElsewhere "$tmp/a"), LossTimeout" \
+		"$(mrc_stat LossTimeout "$tmp/a"), EvRetired $(mrc_stat EvRetired "$tmp/a")"
+	[ "$other" -ge 1 ] || mrc_fail "no LossOtherEv counted" || return 1
+	[ "$other" -gt "$gap" ] ||
+		mrc_fail "more losses by gaps of their own EV than by others'"
 }
 
 mrc_ns_add "$C" || exit "$KSFT_FAIL"
@@ -318,6 +370,9 @@ for fam in 4 6; do
 		strays
 	mrc_check "IPv$fam: losses count resends, retired and restored EVs" \
 		lossy
+	mrc_kill_jobs
+	mrc_check "IPv$fam: a quarter of plane 1's EVs 100 ms slower: their packets count as LossOtherEv" \
+		slow_paths
 	mrc_kill_jobs
 	ip netns del "$A"
 	ip netns del "$B"

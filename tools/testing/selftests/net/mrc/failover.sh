@@ -903,7 +903,8 @@ some_retired()
 fabric()
 {
 	local k i rc=0 evs act ret size=96M links l1 l2 l3 l4 sum
-	local most=() counters=(PlaneSilent PlaneDoubts LossTimeout LossGap EvRetired) before=()
+	local most=() counters=(PlaneSilent PlaneDoubts LossTimeout LossGap LossOtherEv
+			       EvRetired) before=()
 
 	topology fabric || return 1
 	xfer_start "$size" 10.0.101.2 || return 1
@@ -979,7 +980,8 @@ fabric()
 fabric_queues()
 {
 	local k rc=0 size=16M sent0 retx0 sent retx drops=0 d
-	local counters=(LossGap LossTimeout LossSilence SpuriousSilences EvRetired)
+	local counters=(LossGap LossOtherEv LossTimeout LossSilence SpuriousSilences
+			EvRetired)
 	local before=()
 
 	topology fabric || return 1

@@ -1008,7 +1008,7 @@ early_ack()
 				if ($i == kept && !k) k = $NF
 				if (!($i in h)) continue
 				if ($NF == "why=gap") g++
-				else if ($NF == "why=elsewhere") e++
+				else if ($NF == "why=other_ev" || $NF == "why=elsewhere") e++
 			}
 		}
 		END { print (k ? k : "-"), g + 0, e + 0 }' "$out.trace")
@@ -1016,7 +1016,7 @@ early_ack()
 	[ "$kept_why" != - ] ||
 		mrc_fail "no mrc_lost of the packet kept untold ($kept) in the trace" ||
 		return 1
-	mrc_info "the packet kept untold found lost ($kept_why); of the $judged copies held that came on the resend's EV before it ($held held in all): $gaps found lost by a gap, $elsewhere on other planes' evidence"
+	mrc_info "the packet kept untold found lost ($kept_why); of the $judged copies held that came on the resend's EV before it ($held held in all): $gaps found lost by a gap of their EV, $elsewhere on other EVs' or planes' evidence"
 	[ "$((gaps + elsewhere))" = 0 ] ||
 		mrc_fail "B took the acknowledgment for its resend's: $((gaps + elsewhere)) packets sent before it on its EV found lost"
 }

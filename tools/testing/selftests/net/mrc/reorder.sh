@@ -94,7 +94,7 @@ transfer()
 	done
 	spurious=$(mrc_counter "$A" SpuriousResends)
 	dups=$(mrc_counter "$B" InDuplicates)
-	mrc_info "Retrans $(mrc_counter "$A" Retrans) SpuriousResends $spurious LossGap $(mrc_counter "$A" LossGap) EvRetired $(mrc_counter "$A" EvRetired); the peer's InDuplicates $dups"
+	mrc_info "Retrans $(mrc_counter "$A" Retrans) SpuriousResends $spurious LossGap $(mrc_counter "$A" LossGap) LossOtherEv $(mrc_counter "$A" LossOtherEv) EvRetired $(mrc_counter "$A" EvRetired); the peer's InDuplicates $dups"
 	mrc_info "reorder window: at most $widest% of the round trip, $(wc -l < "$tmp/windows") readings"
 }
 
