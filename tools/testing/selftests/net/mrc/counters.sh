@@ -345,7 +345,7 @@ slow_paths()
 		"$(mrc_stat LossTimeout "$tmp/a"), EvRetired $(mrc_stat EvRetired "$tmp/a")"
 	[ "$other" -ge 1 ] || mrc_fail "no LossOtherEv counted" || return 1
 	[ "$other" -gt "$gap" ] ||
-		mrc_fail "more losses by gaps of their own EV than by others'"
+		mrc_fail "no more losses on other EVs' evidence than by gaps of their own"
 }
 
 mrc_ns_add "$C" || exit "$KSFT_FAIL"

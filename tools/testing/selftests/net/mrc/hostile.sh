@@ -954,7 +954,10 @@ dup_flag()
 # after the resend came instead (its copies held a quarter of a round trip
 # past that), late enough to be the resend's acknowledgment, but with the
 # echo of the packet's first copy: the peer said which copy came, and it
-# is not the resend, however late the acknowledgment.
+# is not the resend, however late the acknowledgment.  There the copies
+# that came more than 0.9 round trips before the resend outlive B's
+# timeout (two round trips) before the telling: their timeouts are not
+# judged, and the younger copies held still are.
 early_ack()
 {
 	local how=$1 rc=0 evs bcid kept held judged psns gaps elsewhere kept_why

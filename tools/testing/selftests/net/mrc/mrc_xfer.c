@@ -395,12 +395,13 @@ static atomic_bool stop_sending;
 
 static void on_usr1(int sig)
 {
-	int i;
+	int i, err = errno;
 
 	atomic_store(&stop_sending, true);
 	for (i = 0; i < nchildren; i++)
 		if (children[i] > 0)
 			kill(children[i], SIGUSR1);
+	errno = err;
 }
 
 static void on_alarm(int sig)
@@ -457,22 +458,29 @@ static int reap(void)
 
 static pid_t spawn(void)
 {
+	sigset_t usr1, old;
 	pid_t pid;
 
+	/*
+	 * A SIGUSR1 waits until the child is in children[], so that the
+	 * handler passes it on to that child too.
+	 */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, &old);
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
 		errmsg("fork: %s", strerror(errno));
-		return -1;
-	}
-	if (!pid) {
+	} else if (!pid) {
 		nchildren = 0;
 		alarm(timeout);
-		return 0;
+	} else {
+		children[nchildren++] = pid;
 	}
-	children[nchildren++] = pid;
-	return pid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return pid < 0 ? -1 : pid;
 }
 
 /* Receiving */

@@ -355,10 +355,10 @@ held_undone()
 # whatever the cause (mrc_timeouts_blind() needs two EVs), and the guest
 # may stop with one packet in flight (seen once, on 6.1: LossTimeout 1,
 # EvRetired 1; not traced).
-# Losses found by a gap after the pause (LossGap, and LossOtherEv when
-# other EVs of the plane outran them) are told, not judged: they are
-# packets that a later one of their EV outran by more than the plane's
-# round trip and a quarter, which this guest does after a stall.
+# Losses found by a gap after the pause are told, not judged: packets
+# that a later one of their EV outran by more than the plane's round trip
+# and a quarter (LossGap), or other EVs of the plane by more than its
+# silence time (LossOtherEv), which this guest does after a stall.
 # Traced (tracepoints mrc_send, mrc_ack and mrc_lost, answers held, 6.12):
 # the sender sends from both vCPUs, its process and the softirq that
 # reads the flood of answers, and the veth queues each packet on the
