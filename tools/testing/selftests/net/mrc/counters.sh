@@ -263,6 +263,18 @@ restored()
 			"$tmp/a2")" -gt 0 ]
 }
 
+# long_xfer: a transfer from $A to $B that lasts, its pid in cli, under
+# way for a second.
+long_xfer()
+{
+	port=$((port + 1))
+	mrc_xfer_server "$B" "$port" "$tmp" || return 1
+	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 4G -T 120 \
+		> /dev/null 2> "$tmp/c.err" &
+	cli=$!
+	sleep 1
+}
+
 # lossy: 20% loss on A's plane 1 for three seconds of a long transfer,
 # then 100% for one.
 lossy()
@@ -270,12 +282,7 @@ lossy()
 	local rc=0
 
 	mrc_stats_delta "$A" "$tmp" > /dev/null || return 1
-	port=$((port + 1))
-	mrc_xfer_server "$B" "$port" "$tmp" || return 1
-	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 4G -T 120 \
-		> /dev/null 2> "$tmp/c.err" &
-	cli=$!
-	sleep 1
+	long_xfer || return 1
 	tc -n "$A" qdisc add dev veth1 root netem loss 20% || return 1
 	sleep 3
 	tc -n "$A" qdisc change dev veth1 root netem loss 100% || rc=1
@@ -324,12 +331,7 @@ slow_paths()
 {
 	local rc=0 other gap
 
-	port=$((port + 1))
-	mrc_xfer_server "$B" "$port" "$tmp" || return 1
-	ip netns exec "$A" "$XFER" -c "$peer" -p "$port" -s 4G -T 120 \
-		> /dev/null 2> "$tmp/c.err" &
-	cli=$!
-	sleep 1
+	long_xfer || return 1
 	mrc_stats_delta "$A" "$tmp" > /dev/null || rc=1
 	slow_quarter || mrc_fail "cannot slow plane 1's EVs" || rc=1
 	sleep 2
