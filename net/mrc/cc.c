@@ -81,30 +81,50 @@ u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp)
 }
 
 /*
+ * The round trip and the reorder window grown by copies the peer had
+ * already: a step (mrc_reorder_window_ns()) each round trip in which the
+ * peer had a resent copy already, three steps at most and a round trip
+ * (RACK's reo_wnd, RFC 8985).  0 while the window has not grown.
+ */
+static u64 mrc_learned_wait_ns(const struct mrc_sock *msk,
+			       const struct mrc_conn_plane *cp)
+{
+	u64 srtt = mrc_srtt_ns(cp);
+
+	if (!msk->reo_steps)
+		return 0;
+	return srtt + min(mrc_reorder_window_ns(cp) * (1 + msk->reo_steps),
+			  max_t(u64, srtt, MRC_REORDER_MIN_NS));
+}
+
+/*
  * How long after it was sent a packet that a later one of its EV outran
- * is lost: the round trip and the reorder window, which grows by a step
- * (mrc_reorder_window_ns()) each round trip in which the peer had a
- * resent copy already, three steps at most and a round trip (RACK's
- * reo_wnd, RFC 8985).  A path or a host that reorders more than a
- * quarter of a round trip (a sender's packets queued on the backlogs of
+ * is lost: the round trip and the reorder window, grown by copies sent in
+ * vain (mrc_learned_wait_ns()).  A path or a host that reorders more than
+ * a quarter of a round trip (a sender's packets queued on the backlogs of
  * two CPUs, one of them busy) had each packet it held back resent, and
- * the window cut for it, again and again.  Never longer than a packet
- * that only other EVs outran waits (mrc_silence_ns()): its own EV's
- * evidence is the stronger, and the loss timer's next deadline is the
- * oldest packet's (mrc_reorder_deadline()).
+ * the window cut for it, again and again.
  */
 u64 mrc_gap_wait_ns(const struct mrc_sock *msk,
 		    const struct mrc_conn_plane *cp)
 {
-	u64 srtt = mrc_srtt_ns(cp);
-	u64 reo = mrc_reorder_window_ns(cp);
-	u64 wait;
+	return mrc_learned_wait_ns(msk, cp) ?:
+	       mrc_srtt_ns(cp) + mrc_reorder_window_ns(cp);
+}
 
-	if (!msk->reo_steps)
-		return srtt + reo;
-	wait = srtt + min(reo * (1 + msk->reo_steps),
-			  max_t(u64, srtt, MRC_REORDER_MIN_NS));
-	return cp->srtt_us ? min(wait, mrc_silence_ns(msk, cp)) : wait;
+/*
+ * How long after it was sent a packet that only other EVs of its plane
+ * outran is lost: the plane's silence (mrc_silence_ns()), or longer once
+ * the peer had copies already.  The EVs of a plane reorder against each
+ * other as much as an EV in itself does, and more across a fabric, so
+ * the window learned from them counts here too; a plane whose every path
+ * failed is still found by what other planes outran, which the window
+ * does not delay.
+ */
+u64 mrc_other_ev_wait_ns(const struct mrc_sock *msk,
+			 const struct mrc_conn_plane *cp)
+{
+	return max(mrc_silence_ns(msk, cp), mrc_learned_wait_ns(msk, cp));
 }
 
 /*

@@ -571,11 +571,11 @@ struct mrc_ev {
  *	given back if it proves a delay (&mrc_conn_plane.undo_cwnd); no
  *	other loss or CE mark came since
  * @reo_steps: steps the reorder window grew by, for copies the peer had
- *	already (mrc_gap_wait_ns())
- * @reo_persist: rounds of gap losses left before it shrinks back
+ *	already (mrc_gap_wait_ns(), mrc_other_ev_wait_ns())
+ * @reo_persist: rounds of losses by reordering left before it shrinks back
  * @wnd_probes: probes of a shut window since it last opened
  * @reo_grown: when @reo_steps last grew
- * @reo_round: when the last round of gap losses began
+ * @reo_round: when the last round of losses by reordering began
  * @close_deadline: an orphaned connection ends by then at the latest
  * @destroy_work: tears the connection down out of timer context
  * @synack_sent: SYN_ACKs a half-open connection sent
@@ -1014,6 +1014,8 @@ u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp);
 u64 mrc_gap_wait_ns(const struct mrc_sock *msk,
 		    const struct mrc_conn_plane *cp);
 u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
+u64 mrc_other_ev_wait_ns(const struct mrc_sock *msk,
+			 const struct mrc_conn_plane *cp);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn);
 void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp);

@@ -650,11 +650,11 @@ static u64 mrc_rack_sent(const struct mrc_sock *msk)
 }
 
 /*
- * Gap losses found on @cp with the reorder window grown: a round of them,
- * at most one a round trip.  After MRC_REO_PERSIST rounds in which the
- * peer proved no resend spurious, the window shrinks back (RACK's
- * reo_wnd_persist): a path that reordered once does not slow the finding
- * of its losses for good.
+ * Losses found on @cp by packets of its plane that outran them, with the
+ * reorder window grown: a round of them, at most one a round trip.  After
+ * MRC_REO_PERSIST rounds in which the peer proved no resend spurious, the
+ * window shrinks back (RACK's reo_wnd_persist): a path that reordered
+ * once does not slow the finding of its losses for good.
  */
 static void mrc_reo_loss_round(struct mrc_sock *msk,
 			       const struct mrc_conn_plane *cp, u64 now)
@@ -676,8 +676,9 @@ static void mrc_reo_loss_round(struct mrc_sock *msk,
  * links of a fabric, whose queues differ by more than that: once its plane
  * has a measured round trip, a packet that other EVs of its plane outran
  * is lost (and its EV retired) only when it is still missing after the
- * plane's round trip, variation and queue (mrc_silence_ns()), and so is
- * one that only other planes outran (its EV kept: the plane may be a
+ * plane's round trip, variation and queue (mrc_silence_ns(); more on a
+ * plane that proved to reorder, mrc_other_ev_wait_ns()), and so is one
+ * that only other planes outran (its EV kept: the plane may be a
  * black hole, see below).  Each plane's delay is its own, so that planes
  * slower than others are not taken for lossy; and what a plane that
  * turned into a black hole held is resent after about a round trip and
@@ -697,7 +698,8 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 		u64 reo = mrc_srtt_ns(cp) + mrc_reorder_window_ns(cp);
 		u64 gap_wait = mrc_gap_wait_ns(msk, cp);
 		u64 silence = mrc_silence_ns(msk, cp);
-		bool elsewhere = false, gap = false;
+		u64 other_wait = mrc_other_ev_wait_ns(msk, cp);
+		bool elsewhere = false, outran = false;
 
 		list_for_each_entry_safe(skb, tmp, &cp->inflight, list) {
 			struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
@@ -722,6 +724,10 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 				}
 				why = cb->sent >= cp->rack_sent ?
 				      MRC_LOSS_ELSEWHERE : MRC_LOSS_OTHER_EV;
+				/* Its plane reorders more: the window learned. */
+				if (why == MRC_LOSS_OTHER_EV &&
+				    now - cb->sent < other_wait)
+					continue;
 			} else if (now - cb->sent < gap_wait) {
 				/* Its EV reorders more: mrc_gap_wait_ns(). */
 				continue;
@@ -731,11 +737,11 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 			if (why == MRC_LOSS_ELSEWHERE) {
 				mrc_lost_ev_note(cp, cb->ev_idx);
 				elsewhere = true;
-			} else if (cb->sent < ev->rack_sent) {
-				gap = true;
+			} else {
+				outran = true;
 			}
 		}
-		if (gap)
+		if (outran)
 			mrc_reo_loss_round(msk, cp, now);
 		/*
 		 * On fewer EVs the plane is not asked: it carries packets
@@ -956,6 +962,8 @@ static u64 mrc_reorder_deadline(const struct mrc_sock *msk,
 		return cb->sent + mrc_gap_wait_ns(msk, cp);
 	if (!cp->srtt_us)
 		return 0;
+	if (cb->sent < cp->rack_sent)
+		return cb->sent + mrc_other_ev_wait_ns(msk, cp);
 	return cb->sent + mrc_silence_ns(msk, cp);
 }
 
@@ -1174,15 +1182,16 @@ static bool mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 /*
  * The peer had the packet it echoes already (ECHO_DUP): one of its copies
  * was sent in vain.  A packet taken for lost because a later one of its
- * EV arrived was reordered, by more than the reorder window: the window
- * grows, at most once a round trip, and stays grown for MRC_REO_PERSIST
- * rounds of gap losses (mrc_gap_wait_ns(), mrc_reo_loss_round()).  Copies
- * resent after a timeout or a silence say the same and grow it too, as
- * DSACKs do RACK's: the window delays a loss by a round trip at most, and
- * a plane that fails is found by its silence, which the window does not
- * delay.  The flag counts only on an acknowledgment of the DSN it echoes
- * (a duplicate is acknowledged, by the cumulative DSN or the first SACK
- * block, the echoed packet's run) from a connection that resent
+ * EV, or of its plane, arrived was reordered, by more than the reorder
+ * window: the window grows, at most once a round trip, and stays grown
+ * for MRC_REO_PERSIST rounds of such losses (mrc_gap_wait_ns(),
+ * mrc_other_ev_wait_ns(), mrc_reo_loss_round()).  Copies resent after a
+ * timeout or a silence say the same and grow it too, as DSACKs do
+ * RACK's: the window delays a loss by a round trip at most, and a plane
+ * that fails is found by what other planes outran, which the window does
+ * not delay.  The flag counts only on an acknowledgment of the DSN it
+ * echoes (a duplicate is acknowledged, by the cumulative DSN or the first
+ * SACK block, the echoed packet's run) from a connection that resent
  * something: a peer that sets it on every acknowledgment costs no more
  * than the window's three steps.
  */
