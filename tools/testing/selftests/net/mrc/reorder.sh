@@ -20,12 +20,16 @@
 #   it reaches 40% of the round trip at least once, where it starts from
 #   a quarter and grows by as much;
 # - so the resends in vain stop within a few round trips: the peer gets
-#   at most DUPS_MAX copies twice in the transfer, where a window that
-#   never grew sent it 92-118 in six runs (6.12, TCG), and with it 6-25
-#   when not read (6.12 and 6.1).  Reading the window costs: the readers' processes
-#   take the guest's two CPUs from the transfer, whose packets then wait
-#   longer on a busy CPU's backlog; read every second, the peer got 29
-#   and 35 copies twice, every 0.2 s 42-57, read once 16-19.
+#   at most DUPS_MAX copies twice in the transfer, beside those resent
+#   after a timeout (a host stalled for longer than the round trip and
+#   the window), where a window that never grew sent it 92-118 in six
+#   runs (6.12, TCG), timeouts' included.  Reading the window costs:
+#   the readers' processes take the guest's two CPUs from the transfer,
+#   whose packets then wait longer on a busy CPU's backlog.
+#   Read every second, the peer got 21-56 copies twice (87 once) while
+#   the window delayed only what a packet's own EV found lost, and 4-16
+#   (6.12) and 5-38 (6.1) beside timeouts' since it delays what the
+#   plane's other EVs find too.
 
 . "$(dirname "$0")/mrc_lib.sh"
 
@@ -65,7 +69,7 @@ transfer()
 
 	mrc_kill_jobs
 	mrc_cleanup
-	sums='' spurious='' dups='' widest=''
+	sums='' spurious='' dups='' widest='' timeouts=''
 	mrc_ns_add "$A" "$B" &&
 		mrc_link_hosts "$A" "$B" "$fam" 1 1 &&
 		tc -n "$A" qdisc add dev veth1 root netem delay 10ms 5ms \
@@ -94,7 +98,10 @@ transfer()
 	done
 	spurious=$(mrc_counter "$A" SpuriousResends)
 	dups=$(mrc_counter "$B" InDuplicates)
-	mrc_info "Retrans $(mrc_counter "$A" Retrans) SpuriousResends $spurious LossGap $(mrc_counter "$A" LossGap) LossOtherEv $(mrc_counter "$A" LossOtherEv) EvRetired $(mrc_counter "$A" EvRetired); the peer's InDuplicates $dups"
+	k=$(mrc_counter "$A" LossTimeout)
+	timeouts=$(mrc_counter "$A" LossSilence)
+	timeouts=$((${k:-0} + ${timeouts:-0}))
+	mrc_info "Retrans $(mrc_counter "$A" Retrans) SpuriousResends $spurious LossGap $(mrc_counter "$A" LossGap) LossOtherEv $(mrc_counter "$A" LossOtherEv) LossTimeout+LossSilence $timeouts EvRetired $(mrc_counter "$A" EvRetired); the peer's InDuplicates $dups"
 	mrc_info "reorder window: at most $widest% of the round trip, $(wc -l < "$tmp/windows") readings"
 }
 
@@ -115,10 +122,12 @@ grew()
 		mrc_fail "the reorder window reached ${widest:-?}% of the round trip, 40% expected"
 }
 
+# learned: few copies sent in vain but those of timeouts.
 learned()
 {
-	[ -n "$dups" ] && [ "$dups" -le "$DUPS_MAX" ] ||
-		mrc_fail "the peer got ${dups:-?} copies twice, at most $DUPS_MAX expected"
+	[ -n "$dups" ] && [ -n "$timeouts" ] &&
+		[ $((dups - timeouts)) -le "$DUPS_MAX" ] ||
+		mrc_fail "the peer got ${dups:-?} copies twice, ${timeouts:-?} losses were timeouts: at most $DUPS_MAX more expected"
 }
 
 for fam in 4 6; do
@@ -129,7 +138,7 @@ for fam in 4 6; do
 		told
 	mrc_check "$name: the reorder window grows past a quarter of the round trip" \
 		grew
-	mrc_check "$name: the reorder window learns: at most $DUPS_MAX copies sent in vain" \
+	mrc_check "$name: the reorder window learns: at most $DUPS_MAX copies sent in vain but timeouts'" \
 		learned
 done
 mrc_finish
