@@ -852,6 +852,7 @@ enum mrc_loss {
 	MRC_LOSS_ELSEWHERE,	/* later packets on other planes arrived */
 	MRC_LOSS_PEER_SILENT,	/* timeouts on many paths, the peer silent */
 	MRC_LOSS_OTHER_EV,	/* later packets of other EVs of its plane */
+	MRC_LOSS_NR
 };
 
 #include "trace.h"

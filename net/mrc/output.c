@@ -438,6 +438,8 @@ static bool mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
 	struct mrc_ev *ev = &msk->ev_table[cb->ev_idx];
 
+	/* Each reason counts in its own counter. */
+	BUILD_BUG_ON(ARRAY_SIZE(mib) != MRC_LOSS_NR);
 	list_del(&skb->list);
 	cp->nr_inflight--;
 	cb->lost = 1;
