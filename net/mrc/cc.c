@@ -84,7 +84,10 @@ u64 mrc_reorder_window_ns(const struct mrc_conn_plane *cp)
  * The round trip and the reorder window grown by copies the peer had
  * already: a step (mrc_reorder_window_ns()) each round trip in which the
  * peer had a resent copy already, three steps at most and a round trip
- * (RACK's reo_wnd, RFC 8985).  0 while the window has not grown.
+ * (RACK's reo_wnd, RFC 8985).  0 while the window has not grown.  At
+ * its widest it meets the timeout's floor of two round trips: the timer
+ * looks for losses by reordering before timeouts (mrc_output_deadline()),
+ * so such a packet is not taken for a timeout, which would back off.
  */
 static u64 mrc_learned_wait_ns(const struct mrc_sock *msk,
 			       const struct mrc_conn_plane *cp)
@@ -116,10 +119,11 @@ u64 mrc_gap_wait_ns(const struct mrc_sock *msk,
  * How long after it was sent a packet that only other EVs of its plane
  * outran is lost: the plane's silence (mrc_silence_ns()), or longer once
  * the peer had copies already.  The EVs of a plane reorder against each
- * other as much as an EV in itself does, and more across a fabric, so
- * the window learned from them counts here too; a plane whose every path
- * failed is still found by what other planes outran, which the window
- * does not delay.
+ * other as much as an EV in itself does, so the window learned from them
+ * counts here too (on round trips of more than the silence's 2 ms floor
+ * of variation: below, the silence is the longer); a plane whose every
+ * path failed is still found by what other planes outran, which the
+ * window does not delay.
  */
 u64 mrc_other_ev_wait_ns(const struct mrc_sock *msk,
 			 const struct mrc_conn_plane *cp)

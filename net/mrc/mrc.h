@@ -572,10 +572,11 @@ struct mrc_ev {
  *	other loss or CE mark came since
  * @reo_steps: steps the reorder window grew by, for copies the peer had
  *	already (mrc_gap_wait_ns(), mrc_other_ev_wait_ns())
- * @reo_persist: rounds of losses by reordering left before it shrinks back
+ * @reo_persist: rounds of losses found by later packets of their plane
+ *	left before it shrinks back
  * @wnd_probes: probes of a shut window since it last opened
  * @reo_grown: when @reo_steps last grew
- * @reo_round: when the last round of losses by reordering began
+ * @reo_round: when the last round of such losses began
  * @close_deadline: an orphaned connection ends by then at the latest
  * @destroy_work: tears the connection down out of timer context
  * @synack_sent: SYN_ACKs a half-open connection sent

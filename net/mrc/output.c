@@ -726,7 +726,7 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 				}
 				why = cb->sent >= cp->rack_sent ?
 				      MRC_LOSS_ELSEWHERE : MRC_LOSS_OTHER_EV;
-				/* Its plane reorders more: the window learned. */
+				/* Its plane reorders more: learned. */
 				if (why == MRC_LOSS_OTHER_EV &&
 				    now - cb->sent < other_wait)
 					continue;
@@ -941,32 +941,45 @@ static void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 }
 
 /*
- * When mrc_detect_loss() would find the oldest packet in flight on @cp
- * lost, with no new acknowledgment to run it, 0 if only its timeout can.
- * The acknowledgment that outran a packet may come a moment before the
+ * When mrc_detect_loss() would find a packet in flight on @cp lost, with
+ * no new acknowledgment to run it, 0 if only their timeouts can.  The
+ * acknowledgment that outran a packet may come a moment before the
  * packet's reorder window ends, and be the last: after a tail drop the
  * window is full of lost packets and nothing more comes back.  Waiting
- * for the timeout then takes the queue's drops for a dead path.
+ * for the timeout then takes the queue's drops for a dead path.  The
+ * waits differ (a gap in the packet's own EV, other EVs, other planes),
+ * so the oldest packet's deadline is not always the first: the holes
+ * below the plane's latest packet acknowledged are looked at, and the
+ * first packet past it, whose followers wait as long from later.
  */
 static u64 mrc_reorder_deadline(const struct mrc_sock *msk,
 				const struct mrc_conn_plane *cp, u64 rack_sent)
 {
-	const struct mrc_skb_cb *cb;
+	u64 gap_wait = mrc_gap_wait_ns(msk, cp);
+	u64 silence = mrc_silence_ns(msk, cp);
+	u64 other_wait = mrc_other_ev_wait_ns(msk, cp);
+	u64 least = min(gap_wait, silence), when = 0, t;
 	const struct sk_buff *skb;
 
-	if (list_empty(&cp->inflight))
-		return 0;
-	skb = list_first_entry(&cp->inflight, struct sk_buff, list);
-	cb = MRC_SKB_CB(skb);
-	if (cb->sent >= rack_sent)
-		return 0;
-	if (cb->sent < msk->ev_table[cb->ev_idx].rack_sent)
-		return cb->sent + mrc_gap_wait_ns(msk, cp);
-	if (!cp->srtt_us)
-		return 0;
-	if (cb->sent < cp->rack_sent)
-		return cb->sent + mrc_other_ev_wait_ns(msk, cp);
-	return cb->sent + mrc_silence_ns(msk, cp);
+	list_for_each_entry(skb, &cp->inflight, list) {
+		const struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
+
+		if (cb->sent >= rack_sent || (when && cb->sent + least >= when))
+			break;
+		if (cb->sent < msk->ev_table[cb->ev_idx].rack_sent)
+			t = cb->sent + gap_wait;
+		else if (!cp->srtt_us)
+			t = 0;
+		else if (cb->sent < cp->rack_sent)
+			t = cb->sent + other_wait;
+		else
+			t = cb->sent + silence;
+		if (t && (!when || t < when))
+			when = t;
+		if (cb->sent >= cp->rack_sent)
+			break;
+	}
+	return when;
 }
 
 /* The earliest time a packet in flight times out, 0 when none is. */

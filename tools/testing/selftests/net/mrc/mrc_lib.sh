@@ -375,16 +375,26 @@ mrc_switch_planes()
 	done
 }
 
-# mrc_counter NS NAME: the counter NAME of NS (/proc/net/mrc_snmp).
+# mrc_counter NS NAME: the counter NAME of NS (/proc/net/mrc_snmp),
+# nothing for a name it lacks.
 mrc_counter()
 {
-	ip netns exec "$1" awk -v name="$2" '$1 == "MrcExt:" && !col {
+	ip netns exec "$1" awk -v name="$2" '$1 == "MrcExt:" && !hdr {
 			for (i = 2; i <= NF; i++)
 				if ($i == name)
 					col = i
+			hdr = 1
 			next
 		}
-		$1 == "MrcExt:" { print $col; exit }' /proc/net/mrc_snmp
+		$1 == "MrcExt:" { if (col) print $col; exit }' /proc/net/mrc_snmp
+}
+
+# mrc_is_number VALUE: whether VALUE is a whole number.
+mrc_is_number()
+{
+	case $1 in
+	'' | *[!0-9]*) return 1 ;;
+	esac
 }
 
 # mrc_planes_up NS COUNT: NS has COUNT planes, all up.

@@ -20,16 +20,18 @@
 #   it reaches 40% of the round trip at least once, where it starts from
 #   a quarter and grows by as much;
 # - so the resends in vain stop within a few round trips: the peer gets
-#   at most DUPS_MAX copies twice in the transfer, beside those resent
-#   after a timeout (a host stalled for longer than the round trip and
-#   the window), where a window that never grew sent it 92-118 in six
-#   runs (6.12, TCG), timeouts' included.  Reading the window costs:
-#   the readers' processes take the guest's two CPUs from the transfer,
-#   whose packets then wait longer on a busy CPU's backlog.
-#   Read every second, the peer got 21-56 copies twice (87 once) while
-#   the window delayed only what a packet's own EV found lost, and 4-16
-#   (6.12) and 5-38 (6.1) beside timeouts' since it delays what the
-#   plane's other EVs find too.
+#   at most DUPS_MAX copies twice in the transfer, where a window that
+#   never grew sent it 92-118 in six runs (6.12, TCG).  A guest that
+#   stalls for longer than the round trip and the window has whole
+#   windows resent after timeouts, which no window saves: those copies
+#   are left out, and a run with more than TIMEOUTS_MAX losses found by
+#   timeouts judges nothing (SKIP), so that a window that never grows
+#   still fails.  Reading the window costs: the readers' processes take
+#   the guest's two CPUs from the transfer, whose packets then wait
+#   longer on a busy CPU's backlog.  Read every second, the peer got
+#   4-16 copies twice in eight runs on 6.12 and 5-12 in six of eight on
+#   6.1 (55 and 64 in runs with timeouts); 21-56, 87 once, while the
+#   window delayed only what a packet's own EV found lost.
 
 . "$(dirname "$0")/mrc_lib.sh"
 
@@ -44,6 +46,7 @@ mrc_need_mod sch_netem
 mrc_plan 8
 
 DUPS_MAX=70
+TIMEOUTS_MAX=20
 suffix=$(printf '%04x' $RANDOM)
 A=mrcro-$suffix-a
 B=mrcro-$suffix-b
@@ -65,7 +68,7 @@ trap cleanup EXIT
 # packets drops some at 10 ms on a host faster than TCG.)
 transfer()
 {
-	local fam=$1 k
+	local fam=$1 k lost
 
 	mrc_kill_jobs
 	mrc_cleanup
@@ -98,9 +101,10 @@ transfer()
 	done
 	spurious=$(mrc_counter "$A" SpuriousResends)
 	dups=$(mrc_counter "$B" InDuplicates)
-	k=$(mrc_counter "$A" LossTimeout)
+	lost=$(mrc_counter "$A" LossTimeout)
 	timeouts=$(mrc_counter "$A" LossSilence)
-	timeouts=$((${k:-0} + ${timeouts:-0}))
+	mrc_is_number "$lost" && mrc_is_number "$timeouts" &&
+		timeouts=$((lost + timeouts))
 	mrc_info "Retrans $(mrc_counter "$A" Retrans) SpuriousResends $spurious LossGap $(mrc_counter "$A" LossGap) LossOtherEv $(mrc_counter "$A" LossOtherEv) LossTimeout+LossSilence $timeouts EvRetired $(mrc_counter "$A" EvRetired); the peer's InDuplicates $dups"
 	mrc_info "reorder window: at most $widest% of the round trip, $(wc -l < "$tmp/windows") readings"
 }
@@ -122,12 +126,17 @@ grew()
 		mrc_fail "the reorder window reached ${widest:-?}% of the round trip, 40% expected"
 }
 
-# learned: few copies sent in vain but those of timeouts.
+# learned: few copies sent in vain, but those of timeouts.
 learned()
 {
-	[ -n "$dups" ] && [ -n "$timeouts" ] &&
-		[ $((dups - timeouts)) -le "$DUPS_MAX" ] ||
-		mrc_fail "the peer got ${dups:-?} copies twice, ${timeouts:-?} losses were timeouts: at most $DUPS_MAX more expected"
+	mrc_is_number "$dups" && mrc_is_number "$timeouts" ||
+		mrc_fail "counters unread: '$dups' '$timeouts'" || return 1
+	if [ "$timeouts" -gt "$TIMEOUTS_MAX" ]; then
+		mrc_info "the guest stalled: $timeouts losses found by timeouts"
+		return "$KSFT_SKIP"
+	fi
+	[ $((dups - timeouts)) -le "$DUPS_MAX" ] ||
+		mrc_fail "the peer got $dups copies twice, $timeouts losses were timeouts: at most $DUPS_MAX more expected"
 }
 
 for fam in 4 6; do
