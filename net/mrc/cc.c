@@ -304,9 +304,11 @@ static u32 mrc_cc_delay_growth(const struct mrc_sock *msk,
  * The end of a round trip, when the acknowledgment of @psn ends it: the
  * DCTCP reaction to CE marks (half the smoothed fraction of marked
  * packets) or to a queue longer than the target delay, whichever takes
- * more; either ends slow start.  In a round whose losses cut the window
- * already (mrc_cc_on_loss()), the queue that overflowed gets no cut of
- * its own.
+ * more; either ends slow start.  Marks of hot links that only some of the
+ * plane's EVs cross (mrc_path_ce_round()) end slow start and the delay's
+ * growth but take nothing: those EVs give way by sitting out turns.  In
+ * a round whose losses cut the window already (mrc_cc_on_loss()), the
+ * queue that overflowed gets no cut of its own.
  */
 static void mrc_cc_round_end(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 			     u32 psn)
@@ -316,11 +318,14 @@ static void mrc_cc_round_end(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	u32 target = msk->params.target_delay_us, cut = 0, queue = 0;
 	u32 before = cp->cwnd;
 	bool judged = cp->round_samples >= MRC_DELAY_SAMPLES;
+	bool shared = mrc_path_ce_round(cp);
 
 	cp->ce_alpha = min(cp->ce_alpha - cp->ce_alpha / 16 + frac / 16,
 			   1024U);
-	if (cp->ce_marked)
+	if (cp->ce_marked && shared)
 		cut = cp->cwnd * cp->ce_alpha / 2048;
+	if (cp->ce_marked && cp->cwnd < cp->ssthresh)
+		cp->ssthresh = cp->cwnd;
 	if (judged && cp->base_rtt_us && cp->round_rtt_us > cp->base_rtt_us)
 		queue = cp->round_rtt_us - cp->base_rtt_us;
 	if (target && queue > target &&
@@ -334,12 +339,15 @@ static void mrc_cc_round_end(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		cp->ssthresh = cp->cwnd;
 	}
 	if (judged)
-		cp->grow = cut || !cp->base_rtt_us ||
+		cp->grow = cut || cp->ce_marked || !cp->base_rtt_us ||
 			   !mrc_cc_round_over(msk, psn, cp->recovery_psn) ? 0 :
 			   mrc_cc_delay_growth(msk, cp, queue);
 	if (target && queue > target && cp->cwnd != before)
 		trace_mrc_cwnd_delay(msk, cp - msk->planes, cp->base_rtt_us,
 				     queue, before, cp->cwnd);
+	if (cp->ce_marked)
+		trace_mrc_cwnd_ce(msk, cp - msk->planes, shared, cp->ce_alpha,
+				  before, cp->cwnd);
 	cp->ce_acked = 0;
 	cp->ce_marked = 0;
 	/* Too few samples to judge: the next round adds to them. */
@@ -357,8 +365,10 @@ static void mrc_cc_round_end(struct mrc_sock *msk, struct mrc_conn_plane *cp,
  * Reno growth, and the reactions of mrc_cc_round_end() once a round trip:
  * a round ends with the acknowledgment of a packet sent after it began.
  */
-void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn)
+void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp,
+		   struct mrc_ev *ev, u32 psn)
 {
+	mrc_path_acked(ev);
 	cp->ce_acked++;
 	if (mrc_cc_round_over(msk, psn, cp->ce_round_psn))
 		mrc_cc_round_end(msk, cp, psn);

@@ -436,6 +436,11 @@ enum mrc_ev_state {
  *	is lost again before %MRC_EV_PROOF of its packets arrived
  * @unproven: its packets still to arrive since it was restored before a
  *	loss on it no longer counts as the same bad path
+ * @ce_queued: the last of its packets the peer echoed arrived marked CE:
+ *	they wait in a queue, and are late rather than lost
+ * @ce_rounds: rounds of its plane's ECN accounting left in which it counts
+ *	as marked: %MRC_CE_ROUNDS at a CE mark on it, less one a round
+ * @acked_rounds: the same for carrying acknowledged packets
  * @probe_psn: PSN of the first probe sent on it since it was retired:
  *	an answer to any of them restores it
  * @losses: packets found lost on it, on any evidence
@@ -447,12 +452,15 @@ enum mrc_ev_state {
  */
 struct mrc_ev {
 	u16	port;
-	u8	state;
-	u8	probe_shift;
+	u16	state:2;
+	u16	probe_shift:5;
+	u16	penalty:4;
+	u16	unproven:5;
 	u8	skip;
 	u8	cut_round;
-	u8	penalty;
-	u8	unproven;
+	u8	ce_queued;
+	u8	ce_rounds:4;
+	u8	acked_rounds:4;
 	u32	probe_psn;
 	u32	losses;
 	u64	next_probe;
@@ -805,8 +813,10 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_ACK_EVERY		16
 #define MRC_PUSH_BURST		64
 #define MRC_CE_SKIP		4
+#define MRC_CE_ROUNDS		8	/* rounds an EV's CE mark is remembered */
 #define MRC_PROBE_MIN_NS	(500 * NSEC_PER_USEC)
 #define MRC_PROBE_MAX_NS	(100 * NSEC_PER_MSEC)
+#define MRC_PROBE_SHIFT_MAX	16
 #define MRC_EV_PROOF		16	/* packets that prove an EV restored */
 #define MRC_EV_PENALTY_MAX	8	/* 500 us << 8 is past MRC_PROBE_MAX_NS */
 #define MRC_PROBE_GAP_NS	(5 * NSEC_PER_MSEC)	/* a plane's, at least */
@@ -1019,7 +1029,8 @@ u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 u64 mrc_other_ev_wait_ns(const struct mrc_sock *msk,
 			 const struct mrc_conn_plane *cp);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
-void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp, u32 psn);
+void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp,
+		   struct mrc_ev *ev, u32 psn);
 void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp);
 void mrc_cc_on_loss(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		    struct mrc_ev *ev, u32 psn);
@@ -1051,6 +1062,8 @@ void mrc_path_validate(struct mrc_sock *msk, u64 now,
 		       struct sk_buff_head *queue);
 u64 mrc_path_next_validation(struct mrc_sock *msk);
 void mrc_path_ce(struct mrc_conn_plane *cp, struct mrc_ev *ev);
+bool mrc_path_ce_round(struct mrc_conn_plane *cp);
+void mrc_path_acked(struct mrc_ev *ev);
 struct mrc_ev *mrc_path_find_ev(struct mrc_sock *msk, u16 port,
 				struct mrc_conn_plane **cpp);
 void mrc_path_planes_changed(struct mrc_net *mn);

@@ -539,7 +539,7 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now,
 			if (cb->sent > ev->rack_sent)
 				ev->rack_sent = cb->sent;
 		}
-		mrc_cc_on_ack(msk, cp, cb->psn);
+		mrc_cc_on_ack(msk, cp, ev, cb->psn);
 	}
 	if (cb->flags & MRC_F_FIN)
 		msk->fin_acked = true;
@@ -679,7 +679,8 @@ static void mrc_reo_loss_round(struct mrc_sock *msk,
  * has a measured round trip, a packet that other EVs of its plane outran
  * is lost (and its EV retired) only when it is still missing after the
  * plane's round trip, variation and queue (mrc_silence_ns(); more on a
- * plane that proved to reorder, mrc_other_ev_wait_ns()), and so is one
+ * plane that proved to reorder, mrc_other_ev_wait_ns(); not at all while
+ * its EV's CE marks say that it waits in a queue), and so is one
  * that only other planes outran (its EV kept: the plane may be a
  * black hole, see below).  Each plane's delay is its own, so that planes
  * slower than others are not taken for lossy; and what a plane that
@@ -726,9 +727,15 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 				}
 				why = cb->sent >= cp->rack_sent ?
 				      MRC_LOSS_ELSEWHERE : MRC_LOSS_OTHER_EV;
-				/* Its plane reorders more: learned. */
+				/*
+				 * Its plane reorders more (learned), or its
+				 * EV's packets sit in a queue that marks them
+				 * (mrc_path_ce()): late, not lost, until its
+				 * own later packets or its timeout say so.
+				 */
 				if (why == MRC_LOSS_OTHER_EV &&
-				    now - cb->sent < other_wait)
+				    (now - cb->sent < other_wait ||
+				     ev->ce_queued))
 					continue;
 			} else if (now - cb->sent < gap_wait) {
 				/* Its EV reorders more: mrc_gap_wait_ns(). */
@@ -963,15 +970,16 @@ static u64 mrc_reorder_deadline(const struct mrc_sock *msk,
 
 	list_for_each_entry(skb, &cp->inflight, list) {
 		const struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
+		const struct mrc_ev *ev = &msk->ev_table[cb->ev_idx];
 
 		if (cb->sent >= rack_sent || (when && cb->sent + least >= when))
 			break;
-		if (cb->sent < msk->ev_table[cb->ev_idx].rack_sent)
+		if (cb->sent < ev->rack_sent)
 			t = cb->sent + gap_wait;
 		else if (!cp->srtt_us)
 			t = 0;
 		else if (cb->sent < cp->rack_sent)
-			t = cb->sent + other_wait;
+			t = ev->ce_queued ? 0 : cb->sent + other_wait;
 		else
 			t = cb->sent + silence;
 		if (t && (!when || t < when))
@@ -1190,6 +1198,8 @@ static bool mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		MRC_MSK_INC_STATS(msk, MRC_MIB_ECE_RCVD);
 		mrc_path_ce(cp, &msk->ev_table[cb->ev_idx]);
 		cp->ce_marked++;
+	} else {
+		msk->ev_table[cb->ev_idx].ce_queued = 0;
 	}
 	return false;
 }

@@ -24,6 +24,10 @@
 #include "protocol.h"
 
 static_assert(sizeof(struct mrc_ev) == 40);	/* MRC_MAX_EVS a connection */
+/* The bit-fields of &struct mrc_ev hold their largest values. */
+static_assert(MRC_EV_SILENCED < 4 && MRC_EV_PENALTY_MAX < 16 &&
+	      MRC_EV_PROOF < 32 && MRC_PROBE_SHIFT_MAX < 32 &&
+	      MRC_CE_ROUNDS < 16);
 /* An array by plane id: four planes in a 1 KiB allocation. */
 static_assert(sizeof(struct mrc_conn_plane) <= 256);
 
@@ -425,7 +429,7 @@ void mrc_path_probe(struct mrc_sock *msk, u64 now, struct sk_buff_head *queue)
 		 */
 		if (!ev->probe_shift || psn - ev->probe_psn > MRC_PSN_WINDOW)
 			ev->probe_psn = psn;
-		if (ev->probe_shift < 16)
+		if (ev->probe_shift < MRC_PROBE_SHIFT_MAX)
 			ev->probe_shift++;
 		ev->next_probe = now + mrc_path_probe_interval(cp,
 							       ev->probe_shift);
@@ -661,6 +665,50 @@ void mrc_path_ce(struct mrc_conn_plane *cp, struct mrc_ev *ev)
 {
 	cp->ce_marks++;
 	ev->skip = MRC_CE_SKIP;
+	ev->ce_queued = 1;
+	ev->ce_rounds = MRC_CE_ROUNDS;
+	mrc_path_acked(ev);
+}
+
+/*
+ * The end of a round of ECN accounting: ages the EVs' counts, and says
+ * whether the marks are of a queue the plane's EVs share, which DCTCP's
+ * cut of the whole window answers, rather than of hot links that only
+ * some of them cross, whose EVs sit out turns (mrc_path_ce()) and leave
+ * the window to the others.  A hot link marks the same EVs round after
+ * round; a shared queue marks a few EVs a round, not the same ones, and
+ * they sit out their turns too: so an EV counts as marked for
+ * %MRC_CE_ROUNDS rounds after its last mark, and the queue is shared when
+ * three quarters of the EVs in use that carried acknowledged packets in
+ * those rounds were marked.  A window too small to send four packets on
+ * each of them in those rounds would leave some unmarked whatever the
+ * queue: its marks count as shared.
+ */
+bool mrc_path_ce_round(struct mrc_conn_plane *cp)
+{
+	u32 i, marked = 0, used = 0;
+	struct mrc_ev *ev;
+
+	if (!cp->evs)
+		return true;
+	for (i = 0; i < cp->nr_evs; i++) {
+		ev = &cp->evs[i];
+		if (ev->state == MRC_EV_ACTIVE && ev->acked_rounds) {
+			used++;
+			marked += !!ev->ce_rounds;
+		}
+		if (ev->ce_rounds)
+			ev->ce_rounds--;
+		if (ev->acked_rounds)
+			ev->acked_rounds--;
+	}
+	return marked * 4 >= used * 3 || cp->cwnd * 2 < used;
+}
+
+/* A packet sent on @ev was acknowledged. */
+void mrc_path_acked(struct mrc_ev *ev)
+{
+	ev->acked_rounds = MRC_CE_ROUNDS;
 }
 
 /*

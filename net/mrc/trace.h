@@ -253,6 +253,32 @@ TRACE_EVENT(mrc_cwnd_delay,
 		      __entry->queue_us, __entry->before, __entry->after)
 );
 
+/*
+ * The end of a round that heard CE marks, and the plane's window after
+ * it: cut when they were of a queue its EVs share (@shared, see
+ * mrc_path_ce_round()); else only a queue past the target delay cuts it.
+ */
+TRACE_EVENT(mrc_cwnd_ce,
+	    TP_PROTO(const struct mrc_sock *msk, int plane, bool shared,
+		     u32 alpha, u32 before, u32 after),
+	    TP_ARGS(msk, plane, shared, alpha, before, after),
+	    TP_STRUCT__entry(__field(u32, cid)
+			     __field(u8, plane)
+			     __field(u8, shared)
+			     __field(u32, alpha)
+			     __field(u32, before)
+			     __field(u32, after)),
+	    TP_fast_assign(__entry->cid = msk->lcid;
+			   __entry->plane = plane;
+			   __entry->shared = shared;
+			   __entry->alpha = alpha;
+			   __entry->before = before;
+			   __entry->after = after;),
+	    TP_printk("cid=0x%08x plane=%u shared=%u alpha=%u cwnd=%u->%u",
+		      __entry->cid, __entry->plane, __entry->shared,
+		      __entry->alpha, __entry->before, __entry->after)
+);
+
 /* A NACK: a switch trimmed the packet of this PSN on its way. */
 TRACE_EVENT(mrc_nack,
 	    TP_PROTO(const struct mrc_sock *msk, int plane, u16 ev, u32 psn,
