@@ -21,6 +21,18 @@
 #   plane's window was halved by any loss on it), that EV carries less
 #   than half the packets of plane 1's average EV, and plane 1's other EVs
 #   carry at least half as many each as plane 2's;
+# - CE marks on some EVs move their packets to the others, and leave the
+#   plane's window: plane 1's EVs of odd number cross a link slower than
+#   their share whose queue marks CE (RED), under a long transfer;
+#   mrc_cwnd_ce shows at most a quarter of the rounds that heard marks
+#   judging them shared or cutting plane 1's window, the marked
+#   EVs carry less than half as many packets each as plane 1's other EVs,
+#   which carry at least half as many each as plane 2's;
+# - CE marks on every EV of plane 1 (the same link for all, no target
+#   delay) are a queue they share: at least half of the rounds that heard
+#   marks judge so, and a quarter or more cut the window (both cases
+#   skip when the link sent less than 90% of its rate: a sender slower
+#   than it, as on a debug kernel, marks nothing to judge);
 # - mrc_plane shows plane 2 leave a connection when its link goes down
 #   mid-transfer, and join it again when the link comes back;
 # - a packet taken for lost is resent before new data: plane 1 turns into
@@ -40,10 +52,10 @@ mrc_need_mrcctl
 mrc_need_bin mrc_xfer
 mrc_need_bin mrc_sockinfo
 mrc_need_cmd tc
-mrc_need_cmd python3
+mrc_need_cmd python3 jq
 XFER=$MRC_BIN/mrc_xfer
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
-mrc_need_mod sch_prio cls_u32
+mrc_need_mod sch_prio sch_tbf sch_red cls_u32
 
 TRACEFS=/sys/kernel/tracing
 if [ ! -d "$TRACEFS/instances" ]; then
@@ -55,9 +67,15 @@ if [ ! -d "$TRACEFS/instances" ]; then
 fi
 
 EVENTS="mrc_state mrc_send mrc_ack mrc_ev_retire mrc_ev_restore mrc_plane mrc_rto mrc_nack
-	mrc_cwnd_cut mrc_cwnd_delay mrc_lost mrc_rst"
+	mrc_cwnd_cut mrc_cwnd_delay mrc_cwnd_ce mrc_lost mrc_rst"
 
-mrc_plan 12
+mrc_plan 16
+
+# ev_marks: the rate of the link of half of plane 1's EVs, below their
+# share, and fast enough that the queue its marks keep stays below the
+# plane's silence time (a packet at 16 Mbit/s takes 0.75 ms).
+EV_MARK_MBIT=${EV_MARK_MBIT:-16}
+EV_MARK_RATE=${EV_MARK_MBIT}mbit
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -363,6 +381,187 @@ ev_share()
 	return "$rc"
 }
 
+# mark_link odd|all|off: on $A's veth1, the MRC packets of EVs of odd
+# number (UDP source port on IPv4, flow label on IPv6), or all of them,
+# go through a link of $EV_MARK_RATE whose queue marks them CE (RED) from
+# 1 packet on, all from 3, as a switch's hot port does; the others
+# through none.  Marks, not losses, are what tells those EVs to give way:
+# packets that waited longer than the plane's silence time would be taken
+# for lost.  With "off", none.
+mark_link()
+{
+	local proto=ip match=(match ip protocol 17 0xff)
+
+	tc -n "$A" qdisc del dev veth1 root 2> /dev/null
+	[ "$1" = off ] && return 0
+	[ "$fam" = 4 ] || proto=ipv6 match=(match ip6 protocol 17 0xff)
+	if [ "$1" = odd ] && [ "$fam" = 4 ]; then
+		match+=(match ip sport 1 0x1)
+	elif [ "$1" = odd ]; then
+		match+=(match ip6 flowlabel 1 0x1)
+	fi
+	tc -n "$A" qdisc add dev veth1 root handle 1: prio &&
+		tc -n "$A" qdisc add dev veth1 parent 1:3 handle 30: tbf \
+			rate "$EV_MARK_RATE" burst 16k latency 200ms &&
+		tc -n "$A" qdisc add dev veth1 parent 30:1 handle 31: red \
+			limit 400000 min 1500 max 4500 avpkt 1000 burst 2 \
+			bandwidth "$EV_MARK_RATE" probability 0.5 ecn &&
+		tc -n "$A" filter add dev veth1 parent 1: protocol "$proto" \
+			prio 1 u32 "${match[@]}" flowid 1:3
+}
+
+# ce_rounds: "ROUNDS SHARED CUT" of plane 1 in the trace of mrc_cwnd_ce:
+# rounds that heard CE marks, those whose marks were judged of a queue
+# every EV shares, and those that cut the window.
+ce_rounds()
+{
+	awk -v cid="$cid" '$0 ~ "mrc_cwnd_ce: " cid " plane=1 " {
+		n++
+		s += /shared=1/
+		split($NF, w, /[=>-]+/)
+		c += w[3] + 0 < w[2] + 0
+	} END { printf "%d %d %d\n", n, s, c }' "$trace/trace"
+}
+
+# LOSS_COUNTERS: what marked_xfer reports of the sender's counters.
+LOSS_COUNTERS="LossGap LossOtherEv LossTimeout LossSilence EvRetired"
+
+# loss_counters: the values of $LOSS_COUNTERS on $A, in that order.
+loss_counters()
+{
+	local c v
+
+	for c in $LOSS_COUNTERS; do
+		v=$(mrc_counter "$A" "$c")
+		printf '%s ' "${v:-0}"
+	done
+}
+
+# marked_xfer odd|all: a long transfer from $A, then the link of
+# mark_link for 8 s, with mrc_cwnd_ce traced; the trace, the sender's
+# mrc_sockinfo before and after in $tmp/info0 and $tmp/info, the CE
+# marks heard on plane 1 in $ce, the marking queue's figures in $link
+# (the bytes it sent in $link_bytes), and in $lost how much each of
+# $LOSS_COUNTERS grew meanwhile.
+marked_xfer()
+{
+	local before after c i
+
+	tracing mrc_send mrc_cwnd_ce || return 1
+	xfer_on_ev || return 1
+	: > "$trace/trace"
+	read -r -a before <<< "$(loss_counters)"
+	"$MRC_BIN/mrc_sockinfo" "$cli" > "$tmp/info0" ||
+		mrc_fail "mrc_sockinfo $cli failed" || return 1
+	mark_link "$1" ||
+		mrc_fail "cannot install the marking link" || return 1
+	sleep 8
+	echo 0 > "$trace/tracing_on"
+	read -r -a after <<< "$(loss_counters)"
+	kill -0 "$cli" 2> /dev/null ||
+		mrc_fail "the transfer ended before the marks did" || return 1
+	"$MRC_BIN/mrc_sockinfo" "$cli" > "$tmp/info" ||
+		mrc_fail "mrc_sockinfo $cli failed" || return 1
+	ce=$("$MRCCTL" -n "$A" -j -s conn show id "${cid#cid=}" |
+		jq '[.[].planes[] | select(.id == 1) | .ce_marks] | add // 0')
+	link=$(tc -n "$A" -s qdisc show dev veth1 parent 30:1 |
+		awk '$1 == "marked" { m = $2; p = $6 }
+		     $1 == "Sent" { b = $2; d = $7 + 0 }
+		     END { print "sent", b + 0, "bytes, marked", m + 0,
+			   "dropped", d + 0, "(over its limit", p + 0 ")" }')
+	link_bytes=$(awk '{ print $2 }' <<< "$link")
+	kill "$cli" "$srv" 2> /dev/null
+	wait "$cli" "$srv" 2> /dev/null
+	mark_link off
+	lost=
+	i=0
+	for c in $LOSS_COUNTERS; do
+		lost+="${lost:+, }$c $((${after[i]:-0} - ${before[i]:-0}))"
+		i=$((i + 1))
+	done
+}
+
+# link_busy: the marking link sent 90% of what it can in the 8 s, or
+# more: its queue, not the sender's CPU (a debug kernel's, say), was the
+# limit.  If not, the case judges nothing.
+link_busy()
+{
+	mrc_is_number "$link_bytes" ||
+		mrc_fail "no figures of the marking link" || return 1
+	[ "$((link_bytes * 8 * 10))" -ge "$((EV_MARK_MBIT * 1000000 * 8 * 9))" ] &&
+		return 0
+	mrc_info "the marking link sent $link_bytes bytes in 8 s: not its limit"
+	return "$KSFT_SKIP"
+}
+
+# ev_marks: half the EVs of plane 1 cross a slow link that marks CE under
+# a transfer (mark_link odd).  Per EV: "ev PLANE PORT STATE losses N
+# tx_packets N" of mrc_sockinfo, the packets sent while the link marked
+# (the difference of two).  Of the rounds
+# that heard marks, at most a quarter judge them of a queue that plane
+# 1's EVs share, or cut its window.
+ev_marks()
+{
+	local cid ev out marked other plane2 evs ce link link_bytes lost rounds
+	local shared cut rc=0
+
+	marked_xfer odd || return 1
+	read -r rounds shared cut <<< "$(ce_rounds)"
+	out=$(awk 'FNR == NR { if ($1 == "ev") before[$2, $3] = $8; next }
+		   $1 == "ev" { $8 -= before[$2, $3] }
+		   $1 == "ev" && $2 == 1 && $3 % 2 { s += $8; n++ }
+		   $1 == "ev" && $2 == 1 && !($3 % 2) { f += $8; m++ }
+		   $1 == "ev" && $2 == 2 { p += $8; k++ }
+		   END { if (n && m && k)
+				printf "%d %d %d %d\n", s / n, f / m, p / k, n + m }' \
+		"$tmp/info0" "$tmp/info")
+	read -r marked other plane2 evs <<< "$out"
+	mrc_info "$cid: per EV, plane 1's marked half $marked packets, its" \
+		"other half $other, plane 2's $plane2; CE marks heard on plane 1:" \
+		"$ce in $rounds rounds, $shared judged shared, $cut cut the" \
+		"window; the slow link ${link:-?}; $lost"
+	link_busy || return
+	[ "${evs:-0}" -ge 4 ] || mrc_fail "plane 1 has ${evs:-no} EVs" || return 1
+	[ "${ce:-0}" -gt 0 ] && [ "${rounds:-0}" -gt 0 ] ||
+		mrc_fail "no CE mark heard on plane 1" || return 1
+	[ "$((shared * 4))" -le "$rounds" ] ||
+		mrc_fail "$shared rounds of $rounds judged shared" || rc=1
+	[ "$((cut * 4))" -le "$rounds" ] ||
+		mrc_fail "$cut rounds of $rounds cut plane 1's window" || rc=1
+	[ "$((marked * 2))" -lt "$other" ] ||
+		mrc_fail "the marked EVs kept their share" || rc=1
+	[ "$((other * 2))" -ge "$plane2" ] ||
+		mrc_fail "plane 1's other EVs lost their share" || rc=1
+	return "$rc"
+}
+
+# shared_marks: every EV of plane 1 crosses the slow link that marks CE
+# (mark_link all), with no target delay (net.mrc.target_delay_us 0), so
+# that only the marks bound the queue: at least half of the rounds that
+# heard marks judge them shared, and a quarter or more cut the window.
+shared_marks()
+{
+	local cid ev ce link link_bytes lost rounds shared cut rc=0
+
+	ip netns exec "$A" sysctl -qw net.mrc.target_delay_us=0 || return 1
+	marked_xfer all
+	rc=$?
+	ip netns exec "$A" sysctl -qw net.mrc.target_delay_us=2000
+	[ "$rc" = 0 ] || return 1
+	read -r rounds shared cut <<< "$(ce_rounds)"
+	mrc_info "$cid: CE marks heard on plane 1: $ce in $rounds rounds," \
+		"$shared judged shared, $cut cut the window; the slow" \
+		"link ${link:-?}; $lost"
+	link_busy || return
+	[ "${ce:-0}" -gt 0 ] && [ "${rounds:-0}" -gt 0 ] ||
+		mrc_fail "no CE mark heard on plane 1" || return 1
+	[ "$((shared * 2))" -ge "$rounds" ] ||
+		mrc_fail "$shared rounds of $rounds judged shared" || rc=1
+	[ "$((cut * 4))" -ge "$rounds" ] ||
+		mrc_fail "$cut rounds of $rounds cut plane 1's window" || rc=1
+	return "$rc"
+}
+
 # resend_first: plane 1 turns into a black hole under a transfer; every
 # packet taken for lost (mrc_lost) is resent (mrc_send ... resend) before
 # any new data goes out.
@@ -474,6 +673,16 @@ for fam in 4 6; do
 	mrc_kill_jobs
 	mrc_check "IPv$fam: losses on one EV take its share of the plane's window, not half" \
 		ev_share
+	mrc_kill_jobs
+	echo 0 > "$trace/events/mrc/mrc_send/filter"
+	mrc_check "IPv$fam: CE marks on half of plane 1's EVs move their packets, not the plane's window" \
+		ev_marks
+	mark_link off
+	mrc_kill_jobs
+	echo 0 > "$trace/events/mrc/mrc_send/filter"
+	mrc_check "IPv$fam: CE marks on every EV of plane 1 cut its window" \
+		shared_marks
+	mark_link off
 	mrc_kill_jobs
 	echo 0 > "$trace/events/mrc/mrc_send/filter"
 	mrc_check "IPv$fam: mrc_plane shows plane 2 leave and join again" \
