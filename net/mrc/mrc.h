@@ -436,8 +436,10 @@ enum mrc_ev_state {
  *	is lost again before %MRC_EV_PROOF of its packets arrived
  * @unproven: its packets still to arrive since it was restored before a
  *	loss on it no longer counts as the same bad path
- * @ce_queued: the last of its packets the peer echoed arrived marked CE:
- *	they wait in a queue, and are late rather than lost
+ * @ce_queued: a packet of it arrived marked CE, and none echoed since
+ *	arrived unmarked, within %MRC_CE_ROUNDS rounds: its packets wait in
+ *	a queue, and other EVs outrunning them do not make them lost while
+ *	the plane answers (mrc_other_ev_since())
  * @ce_rounds: rounds of its plane's ECN accounting left in which it counts
  *	as marked: %MRC_CE_ROUNDS at a CE mark on it, less one a round
  * @acked_rounds: the same for carrying acknowledged packets

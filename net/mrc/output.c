@@ -671,6 +671,21 @@ static void mrc_reo_loss_round(struct mrc_sock *msk,
 }
 
 /*
+ * From when a packet sent at @sent on @ev waits for other EVs of its
+ * plane to make it lost: while the EV's packets arrive marked CE
+ * (mrc_path_ce()), they sit in a queue that other EVs do not cross,
+ * and are late rather than lost for as long as the plane answers.  Their
+ * own EV's later packets still find them lost, and so does a plane that
+ * stops answering, before their timeouts (which would back off the
+ * plane's timeout and delay finding it silent).
+ */
+static u64 mrc_other_ev_since(const struct mrc_conn_plane *cp,
+			      const struct mrc_ev *ev, u64 sent)
+{
+	return ev->ce_queued ? max(sent, cp->last_acked) : sent;
+}
+
+/*
  * A packet is lost when one sent after it on the same EV arrived and it is
  * still missing a quarter of a round trip later (more on a path that
  * proved to reorder, mrc_gap_wait_ns()): an EV is one path, which keeps
@@ -679,8 +694,9 @@ static void mrc_reo_loss_round(struct mrc_sock *msk,
  * has a measured round trip, a packet that other EVs of its plane outran
  * is lost (and its EV retired) only when it is still missing after the
  * plane's round trip, variation and queue (mrc_silence_ns(); more on a
- * plane that proved to reorder, mrc_other_ev_wait_ns(); not at all while
- * its EV's CE marks say that it waits in a queue), and so is one
+ * plane that proved to reorder, mrc_other_ev_wait_ns(); after the
+ * plane's last answer while its EV's CE marks say that it waits in a
+ * queue, mrc_other_ev_since()), and so is one
  * that only other planes outran (its EV kept: the plane may be a
  * black hole, see below).  Each plane's delay is its own, so that planes
  * slower than others are not taken for lossy; and what a plane that
@@ -727,15 +743,10 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 				}
 				why = cb->sent >= cp->rack_sent ?
 				      MRC_LOSS_ELSEWHERE : MRC_LOSS_OTHER_EV;
-				/*
-				 * Its plane reorders more (learned), or its
-				 * EV's packets sit in a queue that marks them
-				 * (mrc_path_ce()): late, not lost, until its
-				 * own later packets or its timeout say so.
-				 */
+				/* Its plane reorders more: learned. */
 				if (why == MRC_LOSS_OTHER_EV &&
-				    (now - cb->sent < other_wait ||
-				     ev->ce_queued))
+				    now - mrc_other_ev_since(cp, ev, cb->sent) <
+				    other_wait)
 					continue;
 			} else if (now - cb->sent < gap_wait) {
 				/* Its EV reorders more: mrc_gap_wait_ns(). */
@@ -979,7 +990,7 @@ static u64 mrc_reorder_deadline(const struct mrc_sock *msk,
 		else if (!cp->srtt_us)
 			t = 0;
 		else if (cb->sent < cp->rack_sent)
-			t = ev->ce_queued ? 0 : cb->sent + other_wait;
+			t = mrc_other_ev_since(cp, ev, cb->sent) + other_wait;
 		else
 			t = cb->sent + silence;
 		if (t && (!when || t < when))

@@ -161,6 +161,7 @@ static void mrc_path_restore(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	trace_mrc_ev_restore(msk, cp - msk->planes, ev->port, ev->losses);
 	ev->state = MRC_EV_ACTIVE;
 	ev->skip = 0;
+	ev->ce_queued = 0;
 	ev->unproven = MRC_EV_PROOF;
 	cp->nr_active++;
 	cp->restores++;
@@ -699,6 +700,9 @@ bool mrc_path_ce_round(struct mrc_conn_plane *cp)
 		}
 		if (ev->ce_rounds)
 			ev->ce_rounds--;
+		/* A mark long ago says nothing of its queue now. */
+		if (!ev->ce_rounds)
+			ev->ce_queued = 0;
 		if (ev->acked_rounds)
 			ev->acked_rounds--;
 	}
