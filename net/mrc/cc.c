@@ -22,11 +22,30 @@
  * than those that began before it, which judge the same queue against
  * the path's real round trip.
  */
+static void mrc_cc_smooth(u32 *srtt_us, u32 *rttvar_us, u32 rtt_us)
+{
+	u32 delta;
+
+	if (!*srtt_us) {
+		*srtt_us = rtt_us;
+		*rttvar_us = rtt_us / 2;
+		return;
+	}
+	delta = abs((s32)(*srtt_us - rtt_us));
+	*rttvar_us = (3 * *rttvar_us + delta) / 4;
+	*srtt_us = (7 * *srtt_us + rtt_us) / 8;
+}
+
+/*
+ * @ev: the EV the packet measured was sent on, NULL for the handshake's:
+ * each EV's round trips are smoothed apart too, as its path may cross
+ * links the plane's others do not (mrc_ev_wait_ns()).
+ */
 void mrc_cc_rtt_sample(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
-		       u32 rtt_us)
+		       struct mrc_ev *ev, u32 rtt_us)
 {
 	u32 target = msk->params.target_delay_us;
-	u32 delta, cap;
+	u32 cap;
 
 	cp->backoff = 0;
 	if (!cp->base_rtt_us || rtt_us < cp->base_rtt_us)
@@ -49,14 +68,9 @@ void mrc_cc_rtt_sample(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	cp->round_peak_us = max(cp->round_peak_us, rtt_us);
 	if (cp->round_samples < U8_MAX)
 		cp->round_samples++;
-	if (!cp->srtt_us) {
-		cp->srtt_us = rtt_us;
-		cp->rttvar_us = rtt_us / 2;
-		return;
-	}
-	delta = abs((s32)(cp->srtt_us - rtt_us));
-	cp->rttvar_us = (3 * cp->rttvar_us + delta) / 4;
-	cp->srtt_us = (7 * cp->srtt_us + rtt_us) / 8;
+	mrc_cc_smooth(&cp->srtt_us, &cp->rttvar_us, rtt_us);
+	if (ev)
+		mrc_cc_smooth(&ev->srtt_us, &ev->rttvar_us, rtt_us);
 }
 
 /* A sample of the handshake: from @start, when it was sent, to @now. */
@@ -65,7 +79,7 @@ void mrc_cc_rtt_since(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 {
 	u64 rtt = max_t(u64, now - start, NSEC_PER_USEC);
 
-	mrc_cc_rtt_sample(msk, cp, div_u64(rtt, NSEC_PER_USEC));
+	mrc_cc_rtt_sample(msk, cp, NULL, div_u64(rtt, NSEC_PER_USEC));
 }
 
 u64 mrc_srtt_ns(const struct mrc_conn_plane *cp)
@@ -129,6 +143,28 @@ u64 mrc_other_ev_wait_ns(const struct mrc_sock *msk,
 			 const struct mrc_conn_plane *cp)
 {
 	return max(mrc_silence_ns(msk, cp), mrc_learned_wait_ns(msk, cp));
+}
+
+/*
+ * How long after it was sent a packet of @ev that other EVs or planes
+ * outran is lost: the plane's wait for it, @wait (mrc_other_ev_wait_ns(),
+ * mrc_silence_ns()), or the EV's own round trip and variation when they
+ * are longer, with the same floors.  A plane's EVs may cross different
+ * links of a fabric: those through a slower or busier link have their
+ * packets outrun by the others' all the time, and judged on the plane's
+ * round trip, mostly the others', each was resent and the EV retired, to
+ * be brought back by its next probe and retired again, for as long as
+ * the link stayed slower.  The plane's wait stays the floor, so that an
+ * EV's few samples do not find losses sooner than the plane's many.
+ */
+u64 mrc_ev_wait_ns(const struct mrc_ev *ev, u64 wait)
+{
+	u64 srtt = (u64)ev->srtt_us * NSEC_PER_USEC;
+	u64 var = 4ULL * ev->rttvar_us * NSEC_PER_USEC;
+
+	if (!srtt)
+		return wait;
+	return max(wait, srtt + max3(var, MRC_RTO_VAR_MIN_NS, srtt / 4));
 }
 
 /*

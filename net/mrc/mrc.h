@@ -446,11 +446,17 @@ enum mrc_ev_state {
  * @probe_psn: PSN of the first probe sent on it since it was retired:
  *	an answer to any of them restores it
  * @losses: packets found lost on it, on any evidence
+ * @srtt_us: smoothed round trip of its packets, in microseconds; 0 before
+ *	the first was measured (mrc_cc_rtt_sample())
+ * @rttvar_us: the variation of its round trips, in microseconds
+ * @lost_psn: PSN of the last of its packets found lost
+ * @lost_sent_us: when that packet was sent, in microseconds modulo 2^32:
+ *	its round trip if it arrives after all (mrc_late_copy_rcvd())
  * @next_probe: when to probe a retired EV again
  * @tx_packets: DATA packets sent on it
  * @rack_sent: send time of the latest-sent packet of it known delivered
  *
- * 40 bytes: a connection has up to %MRC_MAX_EVS of them.
+ * 56 bytes: a connection has up to %MRC_MAX_EVS of them.
  */
 struct mrc_ev {
 	u16	port;
@@ -465,6 +471,10 @@ struct mrc_ev {
 	u8	acked_rounds:4;
 	u32	probe_psn;
 	u32	losses;
+	u32	srtt_us;
+	u32	rttvar_us;
+	u32	lost_psn;
+	u32	lost_sent_us;
 	u64	next_probe;
 	u64	tx_packets;
 	u64	rack_sent;
@@ -1020,7 +1030,7 @@ u32 mrc_rcv_initial_window(const struct mrc_sock *msk);
 
 /* cc.c */
 void mrc_cc_rtt_sample(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
-		       u32 rtt_us);
+		       struct mrc_ev *ev, u32 rtt_us);
 void mrc_cc_rtt_since(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		      u64 start, u64 now);
 u64 mrc_srtt_ns(const struct mrc_conn_plane *cp);
@@ -1030,6 +1040,7 @@ u64 mrc_gap_wait_ns(const struct mrc_sock *msk,
 u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 u64 mrc_other_ev_wait_ns(const struct mrc_sock *msk,
 			 const struct mrc_conn_plane *cp);
+u64 mrc_ev_wait_ns(const struct mrc_ev *ev, u64 wait);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		   struct mrc_ev *ev, u32 psn);

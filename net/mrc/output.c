@@ -450,6 +450,10 @@ static bool mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 	else if (why != MRC_LOSS_PLANE_DOWN)
 		msk->silence_undoable = false;
 	list_add_tail(&skb->list, &msk->rtx_queue);
+	if (why != MRC_LOSS_TRIM) {
+		ev->lost_psn = cb->psn;
+		ev->lost_sent_us = div_u64(cb->sent, NSEC_PER_USEC);
+	}
 	MRC_MSK_INC_STATS(msk, mib[why]);
 	trace_mrc_lost(msk, cb->plane, cb->ev, cb->psn, cb->dsn, why);
 	if (why == MRC_LOSS_PLANE_DOWN)
@@ -731,6 +735,8 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 			if (cb->sent >= rack_sent)
 				break;
 			if (cb->sent >= ev->rack_sent) {
+				u64 since = cb->sent, wait = silence;
+
 				if (!cp->srtt_us || now - cb->sent < silence) {
 					/*
 					 * Packets sent later are younger, and
@@ -741,12 +747,17 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 						break;
 					continue;
 				}
-				why = cb->sent >= cp->rack_sent ?
-				      MRC_LOSS_ELSEWHERE : MRC_LOSS_OTHER_EV;
-				/* Its plane reorders more: learned. */
-				if (why == MRC_LOSS_OTHER_EV &&
-				    now - mrc_other_ev_since(cp, ev, cb->sent) <
-				    other_wait)
+				if (cb->sent < cp->rack_sent) {
+					why = MRC_LOSS_OTHER_EV;
+					since = mrc_other_ev_since(cp, ev,
+								   cb->sent);
+					/* Its plane reorders more: learned. */
+					wait = other_wait;
+				} else {
+					why = MRC_LOSS_ELSEWHERE;
+				}
+				/* Its EV is slower than the plane's others. */
+				if (now - since < mrc_ev_wait_ns(ev, wait))
 					continue;
 			} else if (now - cb->sent < gap_wait) {
 				/* Its EV reorders more: mrc_gap_wait_ns(). */
@@ -801,6 +812,21 @@ static bool mrc_plane_outlived(const struct mrc_sock *msk,
 }
 
 /*
+ * Whether the packet of @cb timed out at @now: its plane's timeout @rto
+ * passed, and its EV's own round trip when that is longer
+ * (mrc_ev_wait_ns()).  Packets in flight are in the order they were
+ * sent, and the timer waits for the oldest's (mrc_next_rto()): one of a
+ * faster EV behind it times out with it, late by as much as its EV is
+ * slower, where the plane's timeout alone retired the slower EV at each.
+ */
+static bool mrc_timed_out(const struct mrc_sock *msk,
+			  const struct mrc_skb_cb *cb, u64 rto, u64 now)
+{
+	return now - cb->sent >= mrc_ev_wait_ns(&msk->ev_table[cb->ev_idx],
+						 rto);
+}
+
+/*
  * Whether the timeouts at @now are those of a silence of every path: the
  * peer acknowledged nothing sent after @rack_sent, what was sent since is
  * still in flight on every plane in use, and what of it timed out was
@@ -830,7 +856,7 @@ static bool mrc_timeouts_blind(const struct mrc_sock *msk, u64 rack_sent,
 			if (cb->sent <= rack_sent)
 				continue;
 			unwitnessed = true;
-			if (now - cb->sent < rto)
+			if (!mrc_timed_out(msk, cb, rto, now))
 				continue;
 			if (first < 0)
 				first = cb->ev_idx;
@@ -887,7 +913,8 @@ static bool mrc_timeouts_silence(const struct mrc_sock *msk,
 
 		if (now - cb->sent < rto)
 			break;
-		if (mrc_timeout_why(msk, cb->sent, rack_sent, blind) !=
+		if (!mrc_timed_out(msk, cb, rto, now) ||
+		    mrc_timeout_why(msk, cb->sent, rack_sent, blind) !=
 		    MRC_LOSS_TIMEOUT)
 			continue;
 		judged = true;
@@ -931,6 +958,8 @@ static void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 
 			if (now - sent < rto)
 				break;
+			if (!mrc_timed_out(msk, cb, rto, now))
+				continue;
 			why = mrc_timeout_why(msk, sent, rack_sent, blind);
 			if (mrc_mark_lost(msk, skb, why, now)) {
 				mrc_lost_ev_note(cp, cb->ev_idx);
@@ -990,9 +1019,10 @@ static u64 mrc_reorder_deadline(const struct mrc_sock *msk,
 		else if (!cp->srtt_us)
 			t = 0;
 		else if (cb->sent < cp->rack_sent)
-			t = mrc_other_ev_since(cp, ev, cb->sent) + other_wait;
+			t = mrc_other_ev_since(cp, ev, cb->sent) +
+			    mrc_ev_wait_ns(ev, other_wait);
 		else
-			t = cb->sent + silence;
+			t = cb->sent + mrc_ev_wait_ns(ev, silence);
 		if (t && (!when || t < when))
 			when = t;
 		if (cb->sent >= cp->rack_sent)
@@ -1009,13 +1039,16 @@ static u64 mrc_next_rto(struct mrc_sock *msk)
 
 	for (id = 0; id < msk->nr_planes; id++) {
 		struct mrc_conn_plane *cp = &msk->planes[id];
+		const struct mrc_skb_cb *cb;
 		struct sk_buff *skb;
 
 		skb = list_first_entry_or_null(&cp->inflight, struct sk_buff,
 					       list);
 		if (!skb)
 			continue;
-		t = MRC_SKB_CB(skb)->sent + mrc_rto_ns(msk, cp);
+		cb = MRC_SKB_CB(skb);
+		t = cb->sent + mrc_ev_wait_ns(&msk->ev_table[cb->ev_idx],
+					      mrc_rto_ns(msk, cp));
 		if (!when || t < when)
 			when = t;
 	}
@@ -1105,12 +1138,51 @@ static void mrc_ce_rcvd_late(struct mrc_sock *msk, u16 port)
 }
 
 static void mrc_rtt_rcvd(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
-			 const struct mrc_ack *ack, u64 sent, u64 now)
+			 struct mrc_ev *ev, const struct mrc_ack *ack, u64 sent,
+			 u64 now)
 {
 	s64 rtt = now - sent - (u64)ntohl(ack->delay_us) * NSEC_PER_USEC;
 
-	mrc_cc_rtt_sample(msk, cp, div_u64(max_t(s64, rtt, NSEC_PER_USEC),
-					   NSEC_PER_USEC));
+	mrc_cc_rtt_sample(msk, cp, ev, div_u64(max_t(s64, rtt, NSEC_PER_USEC),
+					       NSEC_PER_USEC));
+}
+
+/*
+ * A packet taken for lost arrived after all, and after its resend, which
+ * was acknowledged already: its round trip, if it was the last found
+ * lost on its EV.  Packets of an EV slower than the plane's others are
+ * all taken for lost by the faster EVs' acknowledgments, their resends
+ * arrive first, and no packet is held long enough to time the slower
+ * path: this is how its EV learns it (mrc_ev_wait_ns()).
+ */
+static void mrc_late_copy_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
+			       u64 now)
+{
+	u32 psn = ntohl(ack->echo_psn), took;
+	struct mrc_conn_plane *cp;
+	struct mrc_ev *ev;
+
+	ev = mrc_path_find_ev(msk, ntohs(ack->echo_ev), &cp);
+	if (!ev || ev->lost_psn != psn)
+		return;
+	took = (u32)div_u64(now, NSEC_PER_USEC) - ev->lost_sent_us;
+	mrc_rtt_rcvd(msk, cp, ev, ack, now - (u64)took * NSEC_PER_USEC, now);
+	mrc_path_answered(msk, cp, now);
+}
+
+/*
+ * The EV of the first copy of a packet resent since, which only its
+ * port, echoed, still names: the packet's control block tells its last.
+ */
+static struct mrc_ev *mrc_first_ev(struct mrc_sock *msk,
+				   const struct mrc_ack *ack,
+				   const struct mrc_conn_plane *first)
+{
+	struct mrc_conn_plane *cp = NULL;
+	struct mrc_ev *ev;
+
+	ev = mrc_path_find_ev(msk, ntohs(ack->echo_ev), &cp);
+	return cp == first ? ev : NULL;
 }
 
 /*
@@ -1159,14 +1231,14 @@ static bool mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		 * path slower than its timeout has every packet resent and
 		 * never yields a round trip to learn from.
 		 */
-		mrc_rtt_rcvd(msk, &msk->planes[cb->first_plane], ack,
+		cp = &msk->planes[cb->first_plane];
+		mrc_rtt_rcvd(msk, cp, mrc_first_ev(msk, ack, cp), ack,
 			     cb->first_sent, now);
 		/*
 		 * Its plane works, whatever plane carried the resend, and
 		 * what it sent before it was outrun (mrc_acked() cannot
 		 * tell which copy the cumulative DSN or SACK covers).
 		 */
-		cp = &msk->planes[cb->first_plane];
 		mrc_path_answered(msk, cp, now);
 		mrc_path_delivered(cp, now);
 		if (cb->first_sent > cp->rack_sent)
@@ -1177,6 +1249,10 @@ static bool mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	}
 	if (!cb || cb->psn != echo_psn) {
 		/* Acknowledged already, by an ACK that came faster. */
+		if (!first_came && type == MRC_PKT_ACK &&
+		    (flags & (MRC_F_ECHO_DUP | MRC_F_ECHO_TOLD)) ==
+		    MRC_F_ECHO_DUP)
+			mrc_late_copy_rcvd(msk, ack, now);
 		if (flags & MRC_F_ECE) {
 			msk->silence_undoable = false;
 			MRC_MSK_INC_STATS(msk, MRC_MIB_ECE_RCVD);
@@ -1201,7 +1277,7 @@ static bool mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		return false;
 	}
 	mrc_path_delivered(cp, now);
-	mrc_rtt_rcvd(msk, cp, ack, cb->sent, now);
+	mrc_rtt_rcvd(msk, cp, &msk->ev_table[cb->ev_idx], ack, cb->sent, now);
 	if (cb->lost)
 		mrc_echo_of_lost(msk, cb, flags, cb->sent);
 	if (flags & MRC_F_ECE) {

@@ -142,6 +142,8 @@ static u32 mrc_ev_info_fill(struct mrc_sock *msk, struct mrc_ev_info *evs)
 			evs[n].mrcei_port = ev->port;
 			evs[n].mrcei_losses = ev->losses;
 			evs[n].mrcei_tx_packets = ev->tx_packets;
+			evs[n].mrcei_srtt_us = ev->srtt_us;
+			evs[n].mrcei_rttvar_us = ev->rttvar_us;
 		}
 	}
 	spin_unlock_bh(&msk->lock);

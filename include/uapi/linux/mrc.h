@@ -213,6 +213,9 @@ enum {
  *	flow label has the same value, for fabrics that hash on it
  * @mrcei_losses: packets lost on it
  * @mrcei_tx_packets: packets sent on it
+ * @mrcei_srtt_us: smoothed round trip of its packets, in microseconds; 0
+ *	before the first was measured
+ * @mrcei_rttvar_us: the variation of its round trips, in microseconds
  *
  * Entries come plane by plane, in the order the connection uses the EVs;
  * none before it first sent, when it draws them, nor once it gave them
@@ -224,6 +227,8 @@ struct mrc_ev_info {
 	__u16	mrcei_port;
 	__u32	mrcei_losses;
 	__u64	mrcei_tx_packets;
+	__u32	mrcei_srtt_us;
+	__u32	mrcei_rttvar_us;
 };
 
 #endif /* _UAPI_LINUX_MRC_H */

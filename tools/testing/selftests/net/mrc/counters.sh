@@ -35,7 +35,7 @@
 mrc_require_root
 
 mrc_need_mrcctl
-mrc_need_bin mrc_xfer
+mrc_need_bin mrc_xfer mrc_sockinfo
 mrc_need_cmd python3
 mrc_need_cmd tc
 XFER=$MRC_BIN/mrc_xfer
@@ -350,6 +350,59 @@ slow_paths()
 		mrc_fail "no more losses on other EVs' evidence than by gaps of their own"
 }
 
+# slow_learned: as slow_paths, for four seconds.  The slow EVs' own round
+# trips (srtt_us of the "ev" lines of mrc_sockinfo) are 100 ms longer
+# than the others', and once measured their packets wait for them: in the
+# last two seconds, fewer losses on other EVs' evidence and EVs retired
+# than a tenth of those of the first two (or two; before the EVs had
+# round trips of their own, the last two seconds had as many as the
+# first: 74-199 retired, 132-273 such losses).
+slow_learned()
+{
+	local rc=0 first second retired0 retired out slow fast
+
+	long_xfer || return 1
+	mrc_stats_delta "$A" "$tmp" > /dev/null || rc=1
+	slow_quarter || mrc_fail "cannot slow plane 1's EVs" || rc=1
+	sleep 2
+	mrc_stats_delta "$A" "$tmp" > "$tmp/a" || rc=1
+	sleep 2
+	mrc_stats_delta "$A" "$tmp" > "$tmp/a2" || rc=1
+	"$MRC_BIN/mrc_sockinfo" "$cli" > "$tmp/info" ||
+		mrc_fail "mrc_sockinfo $cli failed" || rc=1
+	tc -n "$A" qdisc del dev veth1 root 2> /dev/null
+	kill "$cli" "$srv" 2> /dev/null
+	wait "$cli" "$srv" 2> /dev/null
+	[ "$rc" = 0 ] || return 1
+	first=$(mrc_stat LossOtherEv "$tmp/a")
+	second=$(mrc_stat LossOtherEv "$tmp/a2")
+	retired0=$(mrc_stat EvRetired "$tmp/a")
+	retired=$(mrc_stat EvRetired "$tmp/a2")
+	# The smallest smoothed round trip of the slow EVs, the largest of
+	# plane 1's others.
+	out=$(awk '$1 == "ev" && $2 == 1 {
+			for (i = 4; i < NF; i++)
+				if ($i == "srtt_us")
+					v = $(i + 1)
+			if ($3 % 4) { if (v > fast) fast = v }
+			else if (!n++ || v < slow) slow = v
+		   }
+		   END { printf "%d %d\n", slow, fast }' "$tmp/info")
+	read -r slow fast <<< "$out"
+	mrc_info "LossOtherEv $first then $second, EvRetired $retired0 then" \
+		"$retired, LossTimeout $(mrc_stat LossTimeout "$tmp/a") then" \
+		"$(mrc_stat LossTimeout "$tmp/a2"); plane 1's slow EVs' srtt" \
+		"$slow us at least, the others' $fast at most"
+	[ "$slow" -ge 100000 ] && [ "$fast" -lt 50000 ] ||
+		mrc_fail "the EVs' round trips do not tell the slow ones" || rc=1
+	[ $((second * 10)) -le "$first" ] || [ "$second" -le 2 ] ||
+		mrc_fail "the slow EVs' packets still lost on other EVs' evidence" ||
+		rc=1
+	[ $((retired * 10)) -le "$retired0" ] || [ "$retired" -le 2 ] ||
+		mrc_fail "the slow EVs still retired" || rc=1
+	return "$rc"
+}
+
 mrc_ns_add "$C" || exit "$KSFT_FAIL"
 # Without comm recording (see mrc_trace_instance); the drop reasons are
 # told without the trace when there is no instance.
@@ -375,6 +428,9 @@ for fam in 4 6; do
 	mrc_kill_jobs
 	mrc_check "IPv$fam: a quarter of plane 1's EVs 100 ms slower: their packets count as LossOtherEv" \
 		slow_paths
+	mrc_kill_jobs
+	mrc_check "IPv$fam: a quarter of plane 1's EVs 100 ms slower: once measured, their packets wait for them" \
+		slow_learned
 	mrc_kill_jobs
 	ip netns del "$A"
 	ip netns del "$B"

@@ -11,7 +11,7 @@
  *	rto_us N tx_packets N tx_bytes N retransmits N
  *   plane ID up 0|1 peer ADDR evs N active N cwnd N srtt_us N
  *	tx_packets N retirements N restores N
- *   ev PLANE PORT active|retired losses N tx_packets N
+ *   ev PLANE PORT active|retired losses N tx_packets N srtt_us N
  * Exits 1 on a failing call, 2 when the process has no AF_MRC socket.
  */
 
@@ -105,11 +105,12 @@ static int show(int fd)
 	if (n < 0)
 		return -1;
 	for (i = 0; i < n; i++)
-		printf("ev %u %u %s losses %u tx_packets %llu\n",
+		printf("ev %u %u %s losses %u tx_packets %llu srtt_us %u\n",
 		       evs.e[i].mrcei_plane, evs.e[i].mrcei_port,
 		       evs.e[i].mrcei_state == MRC_EV_STATE_RETIRED ?
 		       "retired" : "active", evs.e[i].mrcei_losses,
-		       (unsigned long long)evs.e[i].mrcei_tx_packets);
+		       (unsigned long long)evs.e[i].mrcei_tx_packets,
+		       evs.e[i].mrcei_srtt_us);
 	return 0;
 }
 

@@ -496,7 +496,7 @@ link_busy()
 
 # ev_marks: half the EVs of plane 1 cross a slow link that marks CE under
 # a transfer (mark_link odd).  Per EV: "ev PLANE PORT STATE losses N
-# tx_packets N" of mrc_sockinfo, the packets sent while the link marked
+# tx_packets N ..." of mrc_sockinfo, the packets sent while the link marked
 # (the difference of two).  Of the rounds
 # that heard marks, at most a quarter judge them of a queue that plane
 # 1's EVs share, or cut its window.
