@@ -9,8 +9,29 @@
 #include "mrc.h"
 
 /*
- * RFC 6298 smoothing, in microseconds; and for the queueing delay, the
- * smallest round trip of the plane (its base), the smallest and the
+ * RFC 6298 smoothing, in microseconds.  @var0 is the first variation: half
+ * the first round trip for a plane, as RFC 6298 has it, the plane's for
+ * an EV, whose samples are few (one acknowledgment a plane's EVs share):
+ * half its round trip would have its packets wait three round trips for
+ * its first eight samples.
+ */
+static void mrc_cc_smooth(u32 *srtt_us, u32 *rttvar_us, u32 rtt_us, u32 var0)
+{
+	u32 delta;
+
+	if (!*srtt_us) {
+		*srtt_us = rtt_us;
+		*rttvar_us = var0;
+		return;
+	}
+	delta = abs((s32)(*srtt_us - rtt_us));
+	*rttvar_us = (3 * *rttvar_us + delta) / 4;
+	*srtt_us = (7 * *srtt_us + rtt_us) / 8;
+}
+
+/*
+ * The plane's round trips, smoothed (mrc_cc_smooth()); and for the
+ * queueing delay, the smallest round trip of the plane (its base), the smallest and the
  * largest of the current round, and how many samples in a row found a
  * queue: more than the target, and more than an eighth of the base, as
  * slow start's exit on delay in other stacks (HyStart) allows for the
@@ -21,25 +42,9 @@
  * would take the queue for the path, keep it, and take a larger share
  * than those that began before it, which judge the same queue against
  * the path's real round trip.
- */
-static void mrc_cc_smooth(u32 *srtt_us, u32 *rttvar_us, u32 rtt_us)
-{
-	u32 delta;
-
-	if (!*srtt_us) {
-		*srtt_us = rtt_us;
-		*rttvar_us = rtt_us / 2;
-		return;
-	}
-	delta = abs((s32)(*srtt_us - rtt_us));
-	*rttvar_us = (3 * *rttvar_us + delta) / 4;
-	*srtt_us = (7 * *srtt_us + rtt_us) / 8;
-}
-
-/*
- * @ev: the EV the packet measured was sent on, NULL for the handshake's:
- * each EV's round trips are smoothed apart too, as its path may cross
- * links the plane's others do not (mrc_ev_wait_ns()).
+ * And @ev, the EV the packet measured was sent on (NULL for the
+ * handshake's): each EV's round trips are smoothed apart too, as its
+ * path may cross links the plane's others do not (mrc_ev_wait_ns()).
  */
 void mrc_cc_rtt_sample(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		       struct mrc_ev *ev, u32 rtt_us)
@@ -68,9 +73,10 @@ void mrc_cc_rtt_sample(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	cp->round_peak_us = max(cp->round_peak_us, rtt_us);
 	if (cp->round_samples < U8_MAX)
 		cp->round_samples++;
-	mrc_cc_smooth(&cp->srtt_us, &cp->rttvar_us, rtt_us);
+	mrc_cc_smooth(&cp->srtt_us, &cp->rttvar_us, rtt_us, rtt_us / 2);
 	if (ev)
-		mrc_cc_smooth(&ev->srtt_us, &ev->rttvar_us, rtt_us);
+		mrc_cc_smooth(&ev->srtt_us, &ev->rttvar_us, rtt_us,
+			      cp->rttvar_us);
 }
 
 /* A sample of the handshake: from @start, when it was sent, to @now. */
@@ -157,14 +163,16 @@ u64 mrc_other_ev_wait_ns(const struct mrc_sock *msk,
  * the link stayed slower.  The plane's wait stays the floor, so that an
  * EV's few samples do not find losses sooner than the plane's many.
  */
-u64 mrc_ev_wait_ns(const struct mrc_ev *ev, u64 wait)
+u64 mrc_ev_wait_ns(const struct mrc_sock *msk, const struct mrc_ev *ev,
+		   u64 wait)
 {
 	u64 srtt = (u64)ev->srtt_us * NSEC_PER_USEC;
 	u64 var = 4ULL * ev->rttvar_us * NSEC_PER_USEC;
 
 	if (!srtt)
 		return wait;
-	return max(wait, srtt + max3(var, MRC_RTO_VAR_MIN_NS, srtt / 4));
+	return max(wait, min(srtt + max3(var, MRC_RTO_VAR_MIN_NS, srtt / 4),
+			     mrc_rto_ceil_ns(msk)));
 }
 
 /*
@@ -225,6 +233,18 @@ static u64 mrc_measured_rto_ns(const struct mrc_sock *msk,
 }
 
 /*
+ * The longest a plane's timeout may be, backed off or not: rto_max, or
+ * half the dead-peer timeout when longer (see mrc_rto_ns()).
+ */
+u64 mrc_rto_ceil_ns(const struct mrc_sock *msk)
+{
+	u64 rto_max = max(mrc_ms_ns(msk->params.rto_max_ms),
+			  mrc_us_ns(msk->params.rto_min_us));
+
+	return max(mrc_ms_ns(msk->params.dead_peer_timeout_ms) / 2, rto_max);
+}
+
+/*
  * The retransmission timeout of a plane: microseconds on a fabric, not
  * the hundreds of milliseconds of TCP's floor.
  */
@@ -251,8 +271,7 @@ u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp)
 	 * a peer that takes seconds to answer.  Half the dead-peer timeout
 	 * bounds both.
 	 */
-	ceil = max(mrc_ms_ns(msk->params.dead_peer_timeout_ms) / 2, rto_max);
-	ceil = clamp_t(u64, rto, rto_max, ceil);
+	ceil = clamp_t(u64, rto, rto_max, mrc_rto_ceil_ns(msk));
 	rto = clamp_t(u64, rto, rto_min, ceil);
 	/*
 	 * The connection's backoff ends with any acknowledgment, the

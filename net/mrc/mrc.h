@@ -449,6 +449,7 @@ enum mrc_ev_state {
  * @srtt_us: smoothed round trip of its packets, in microseconds; 0 before
  *	the first was measured (mrc_cc_rtt_sample())
  * @rttvar_us: the variation of its round trips, in microseconds
+ * @lost_pending: the packet of @lost_psn has not arrived since
  * @lost_psn: PSN of the last of its packets found lost
  * @lost_sent_us: when that packet was sent, in microseconds modulo 2^32:
  *	its round trip if it arrives after all (mrc_late_copy_rcvd())
@@ -466,7 +467,8 @@ struct mrc_ev {
 	u16	unproven:5;
 	u8	skip;
 	u8	cut_round;
-	u8	ce_queued;
+	u8	ce_queued:1;
+	u8	lost_pending:1;
 	u8	ce_rounds:4;
 	u8	acked_rounds:4;
 	u32	probe_psn;
@@ -1040,7 +1042,9 @@ u64 mrc_gap_wait_ns(const struct mrc_sock *msk,
 u64 mrc_silence_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 u64 mrc_other_ev_wait_ns(const struct mrc_sock *msk,
 			 const struct mrc_conn_plane *cp);
-u64 mrc_ev_wait_ns(const struct mrc_ev *ev, u64 wait);
+u64 mrc_ev_wait_ns(const struct mrc_sock *msk, const struct mrc_ev *ev,
+		   u64 wait);
+u64 mrc_rto_ceil_ns(const struct mrc_sock *msk);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		   struct mrc_ev *ev, u32 psn);

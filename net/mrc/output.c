@@ -451,6 +451,7 @@ static bool mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 		msk->silence_undoable = false;
 	list_add_tail(&skb->list, &msk->rtx_queue);
 	if (why != MRC_LOSS_TRIM) {
+		ev->lost_pending = 1;
 		ev->lost_psn = cb->psn;
 		ev->lost_sent_us = div_u64(cb->sent, NSEC_PER_USEC);
 	}
@@ -702,7 +703,8 @@ static u64 mrc_other_ev_since(const struct mrc_conn_plane *cp,
  * plane's last answer while its EV's CE marks say that it waits in a
  * queue, mrc_other_ev_since()), and so is one
  * that only other planes outran (its EV kept: the plane may be a
- * black hole, see below).  Each plane's delay is its own, so that planes
+ * black hole, see below); either waits longer on an EV whose own round
+ * trips are longer than that (mrc_ev_wait_ns()).  Each plane's delay is its own, so that planes
  * slower than others are not taken for lossy; and what a plane that
  * turned into a black hole held is resent after about a round trip and
  * its queue, where its timeout waited at least two.  A plane that
@@ -757,7 +759,7 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 					why = MRC_LOSS_ELSEWHERE;
 				}
 				/* Its EV is slower than the plane's others. */
-				if (now - since < mrc_ev_wait_ns(ev, wait))
+				if (now - since < mrc_ev_wait_ns(msk, ev, wait))
 					continue;
 			} else if (now - cb->sent < gap_wait) {
 				/* Its EV reorders more: mrc_gap_wait_ns(). */
@@ -822,8 +824,8 @@ static bool mrc_plane_outlived(const struct mrc_sock *msk,
 static bool mrc_timed_out(const struct mrc_sock *msk,
 			  const struct mrc_skb_cb *cb, u64 rto, u64 now)
 {
-	return now - cb->sent >= mrc_ev_wait_ns(&msk->ev_table[cb->ev_idx],
-						 rto);
+	return now - cb->sent >=
+	       mrc_ev_wait_ns(msk, &msk->ev_table[cb->ev_idx], rto);
 }
 
 /*
@@ -923,7 +925,10 @@ static bool mrc_timeouts_silence(const struct mrc_sock *msk,
 	return judged && hweight16(bits) >= mrc_silent_need(cp);
 }
 
-/* Declare lost what waited longer than its plane's timeout. */
+/*
+ * Declare lost what waited longer than its plane's timeout, and its EV's
+ * (mrc_timed_out()).
+ */
 static void mrc_output_timeout(struct mrc_sock *msk, u64 now)
 {
 	bool lasting = msk->silence_until == U64_MAX;
@@ -997,7 +1002,9 @@ static void mrc_output_timeout(struct mrc_sock *msk, u64 now)
  * waits differ (a gap in the packet's own EV, other EVs, other planes),
  * so the oldest packet's deadline is not always the first: the holes
  * below the plane's latest packet acknowledged are looked at, and the
- * first packet past it, whose followers wait as long from later.
+ * first packet past it, whose followers wait as long from later, unless
+ * its EV is slower than theirs (mrc_ev_wait_ns()): they are found at its
+ * deadline then, or at the next acknowledgment, as the others' are.
  */
 static u64 mrc_reorder_deadline(const struct mrc_sock *msk,
 				const struct mrc_conn_plane *cp, u64 rack_sent)
@@ -1020,9 +1027,9 @@ static u64 mrc_reorder_deadline(const struct mrc_sock *msk,
 			t = 0;
 		else if (cb->sent < cp->rack_sent)
 			t = mrc_other_ev_since(cp, ev, cb->sent) +
-			    mrc_ev_wait_ns(ev, other_wait);
+			    mrc_ev_wait_ns(msk, ev, other_wait);
 		else
-			t = cb->sent + mrc_ev_wait_ns(ev, silence);
+			t = cb->sent + mrc_ev_wait_ns(msk, ev, silence);
 		if (t && (!when || t < when))
 			when = t;
 		if (cb->sent >= cp->rack_sent)
@@ -1047,7 +1054,7 @@ static u64 mrc_next_rto(struct mrc_sock *msk)
 		if (!skb)
 			continue;
 		cb = MRC_SKB_CB(skb);
-		t = cb->sent + mrc_ev_wait_ns(&msk->ev_table[cb->ev_idx],
+		t = cb->sent + mrc_ev_wait_ns(msk, &msk->ev_table[cb->ev_idx],
 					      mrc_rto_ns(msk, cp));
 		if (!when || t < when)
 			when = t;
@@ -1158,15 +1165,24 @@ static void mrc_rtt_rcvd(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 static void mrc_late_copy_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 			       u64 now)
 {
-	u32 psn = ntohl(ack->echo_psn), took;
+	u32 psn = ntohl(ack->echo_psn);
 	struct mrc_conn_plane *cp;
 	struct mrc_ev *ev;
+	u64 took;
 
-	ev = mrc_path_find_ev(msk, ntohs(ack->echo_ev), &cp);
-	if (!ev || ev->lost_psn != psn)
+	/* Only a connection that resent something has copies late. */
+	if (!msk->stats.retransmits)
 		return;
-	took = (u32)div_u64(now, NSEC_PER_USEC) - ev->lost_sent_us;
-	mrc_rtt_rcvd(msk, cp, ev, ack, now - (u64)took * NSEC_PER_USEC, now);
+	ev = mrc_path_find_ev(msk, ntohs(ack->echo_ev), &cp);
+	if (!ev || !ev->lost_pending || ev->lost_psn != psn)
+		return;
+	ev->lost_pending = 0;
+	took = (u64)((u32)div_u64(now, NSEC_PER_USEC) - ev->lost_sent_us) *
+	       NSEC_PER_USEC;
+	/* Longer than any timeout: a peer that stalled, not a path. */
+	if (took > mrc_rto_ceil_ns(msk))
+		return;
+	mrc_rtt_rcvd(msk, cp, ev, ack, now - took, now);
 	mrc_path_answered(msk, cp, now);
 }
 
