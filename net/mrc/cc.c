@@ -176,6 +176,24 @@ u64 mrc_ev_wait_ns(const struct mrc_sock *msk, const struct mrc_ev *ev,
 }
 
 /*
+ * How long after it was sent a packet that a later one of its own EV
+ * outran is lost: @wait (mrc_gap_wait_ns()), or the round trip of the
+ * later one and a quarter of it when longer, as RACK waits for the round
+ * trip of the packet delivered (RFC 8985).  On an EV slower than its
+ * plane's others, the plane's round trip has passed when the later
+ * packet arrives: a packet that a host held back for a moment behind it
+ * was taken for lost.
+ */
+u64 mrc_ev_gap_wait_ns(const struct mrc_sock *msk, const struct mrc_ev *ev,
+		       u64 wait)
+{
+	u64 rtt = (u64)ev->rack_rtt_us * NSEC_PER_USEC;
+
+	return max(wait, min(rtt + max_t(u64, rtt / 4, MRC_REORDER_MIN_NS),
+			     mrc_rto_ceil_ns(msk)));
+}
+
+/*
  * What a round trip may grow to in the queue the window lets build: the
  * base, twice the largest queue of this round or the last (the smoothed
  * round trip averages the queue's head and tail, and timeouts below its

@@ -407,7 +407,7 @@ u16 mrc_conn_local_mss(struct mrc_net *mn)
  * with the handshake, which also takes the planes' state.  The EVs
  * themselves are drawn when the connection first sends, data or its FIN
  * (see mrc_conn_evs_install()): one that only receives, or sits idle as
- * most of a server's do, has no table (up to 14 KiB) until it closes.
+ * most of a server's do, has no table (up to 16 KiB) until it closes.
  */
 static void mrc_conn_count_evs(struct mrc_sock *msk, int nr_shared)
 {
@@ -436,7 +436,7 @@ static void mrc_conn_count_evs(struct mrc_sock *msk, int nr_shared)
 
 /*
  * A table for @nr_evs EVs, from process context without msk->lock, for
- * mrc_conn_evs_install(): charged as the send ring is.  Up to 14 KiB, past
+ * mrc_conn_evs_install(): charged as the send ring is.  Up to 16 KiB, past
  * what a __GFP_NOFAIL kmalloc (a FIN's) may ask for: kvcalloc() takes it
  * from vmalloc then.
  */

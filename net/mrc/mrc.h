@@ -456,8 +456,10 @@ enum mrc_ev_state {
  * @next_probe: when to probe a retired EV again
  * @tx_packets: DATA packets sent on it
  * @rack_sent: send time of the latest-sent packet of it known delivered
+ * @rack_rtt_us: that packet's round trip, from its sending to the
+ *	acknowledgment, in microseconds
  *
- * 56 bytes: a connection has up to %MRC_MAX_EVS of them.
+ * 64 bytes: a connection has up to %MRC_MAX_EVS of them.
  */
 struct mrc_ev {
 	u16	port;
@@ -477,6 +479,7 @@ struct mrc_ev {
 	u32	rttvar_us;
 	u32	lost_psn;
 	u32	lost_sent_us;
+	u32	rack_rtt_us;
 	u64	next_probe;
 	u64	tx_packets;
 	u64	rack_sent;
@@ -1044,6 +1047,8 @@ u64 mrc_other_ev_wait_ns(const struct mrc_sock *msk,
 			 const struct mrc_conn_plane *cp);
 u64 mrc_ev_wait_ns(const struct mrc_sock *msk, const struct mrc_ev *ev,
 		   u64 wait);
+u64 mrc_ev_gap_wait_ns(const struct mrc_sock *msk, const struct mrc_ev *ev,
+		       u64 wait);
 u64 mrc_rto_ceil_ns(const struct mrc_sock *msk);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
 void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp,

@@ -541,8 +541,12 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now,
 		if (!first_came && mrc_acked_copy_known(cp, cb, now)) {
 			if (cb->sent > cp->rack_sent)
 				cp->rack_sent = cb->sent;
-			if (cb->sent > ev->rack_sent)
+			if (cb->sent > ev->rack_sent) {
 				ev->rack_sent = cb->sent;
+				ev->rack_rtt_us = min_t(u64, U32_MAX,
+							div_u64(now - cb->sent,
+								NSEC_PER_USEC));
+			}
 		}
 		mrc_cc_on_ack(msk, cp, ev, cb->psn);
 	}
@@ -693,8 +697,9 @@ static u64 mrc_other_ev_since(const struct mrc_conn_plane *cp,
 /*
  * A packet is lost when one sent after it on the same EV arrived and it is
  * still missing a quarter of a round trip later (more on a path that
- * proved to reorder, mrc_gap_wait_ns()): an EV is one path, which keeps
- * its packets in order.  The EVs of a plane may cross different
+ * proved to reorder, mrc_gap_wait_ns(); of the later packet's round trip
+ * when that is longer, mrc_ev_gap_wait_ns()): an EV is one path, which
+ * keeps its packets in order.  The EVs of a plane may cross different
  * links of a fabric, whose queues differ by more than that: once its plane
  * has a measured round trip, a packet that other EVs of its plane outran
  * is lost (and its EV retired) only when it is still missing after the
@@ -761,7 +766,8 @@ static void mrc_detect_loss(struct mrc_sock *msk, u64 now)
 				/* Its EV is slower than the plane's others. */
 				if (now - since < mrc_ev_wait_ns(msk, ev, wait))
 					continue;
-			} else if (now - cb->sent < gap_wait) {
+			} else if (now - cb->sent <
+				   mrc_ev_gap_wait_ns(msk, ev, gap_wait)) {
 				/* Its EV reorders more: mrc_gap_wait_ns(). */
 				continue;
 			}
@@ -1022,7 +1028,7 @@ static u64 mrc_reorder_deadline(const struct mrc_sock *msk,
 		if (cb->sent >= rack_sent || (when && cb->sent + least >= when))
 			break;
 		if (cb->sent < ev->rack_sent)
-			t = cb->sent + gap_wait;
+			t = cb->sent + mrc_ev_gap_wait_ns(msk, ev, gap_wait);
 		else if (!cp->srtt_us)
 			t = 0;
 		else if (cb->sent < cp->rack_sent)

@@ -23,7 +23,7 @@
 #include "mrc.h"
 #include "protocol.h"
 
-static_assert(sizeof(struct mrc_ev) == 56);	/* MRC_MAX_EVS a connection */
+static_assert(sizeof(struct mrc_ev) == 64);	/* MRC_MAX_EVS a connection */
 /* The bit-fields of &struct mrc_ev hold their largest values. */
 static_assert(MRC_EV_SILENCED < 4 && MRC_EV_PENALTY_MAX < 16 &&
 	      MRC_EV_PROOF < 32 && MRC_PROBE_SHIFT_MAX < 32 &&

@@ -341,7 +341,7 @@ planes_8()
 }
 
 # Nothing sent over 8 planes: the FIN is the first packet and draws the
-# connection's 256 EVs, 14 KiB, with a FIN's allocation that must not
+# connection's 256 EVs, 16 KiB, with a FIN's allocation that must not
 # fail (a kmalloc past 8 KiB, order 2, that must not fail is a warning).
 planes_8_empty()
 {

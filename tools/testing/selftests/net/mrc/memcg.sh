@@ -11,7 +11,7 @@
 # 1.5 KiB.  Its send ring and its table of EVs come when it first sends,
 # from sendmsg(): connections over four planes with a byte each in flight
 # (their planes drop all they send) cost 12 KiB more than idle ones at
-# least (the ring's 8 KiB; 32 EVs of 56 bytes a plane, 7168 bytes in an 8
+# least (the ring's 8 KiB; 32 EVs of 64 bytes a plane, 8192 bytes in an 8
 # KiB kmalloc).  Once their byte was acknowledged and they sat idle for a
 # second, they give both back: less than 4 KiB more than idle ones on
 # average (the table stays with a connection while an EV is retired).  Not
