@@ -434,9 +434,7 @@ enum mrc_ev_state {
  * @port: the EV: UDP source port and IPv6 flow label
  * @state: an &enum mrc_ev_state
  * @probe_shift: backoff of the probes of a retired EV
- * @skip: picks to skip after a CE mark, or a round trip that found its
- *	queue longer than its plane's others' (mrc_path_ev_rtt()), so that
- *	it carries less
+ * @skip: picks to skip after a CE mark, so marked paths carry less
  * @cut_round: the plane's last round of window reductions that took this
  *	EV's share for a loss on it
  * @penalty: backoff of its first probe once retired: grows each time it
