@@ -74,11 +74,9 @@ void mrc_cc_rtt_sample(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	if (cp->round_samples < U8_MAX)
 		cp->round_samples++;
 	mrc_cc_smooth(&cp->srtt_us, &cp->rttvar_us, rtt_us, rtt_us / 2);
-	if (ev) {
+	if (ev)
 		mrc_cc_smooth(&ev->srtt_us, &ev->rttvar_us, rtt_us,
 			      cp->rttvar_us);
-		mrc_path_ev_rtt(msk, cp, ev, rtt_us);
-	}
 }
 
 /* A sample of the handshake: from @start, when it was sent, to @now. */
@@ -345,7 +343,6 @@ void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp)
 	cp->queue_streak = 0;
 	cp->grow = 0;
 	cp->ce_round_psn = msk->next_psn;
-	cp->ev_queue_us = 0;
 }
 
 /*
@@ -430,8 +427,6 @@ static void mrc_cc_round_end(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	if (judged) {
 		cp->queue_peak_us = cp->round_peak_us > cp->base_rtt_us ?
 				    cp->round_peak_us - cp->base_rtt_us : 0;
-		if (target)
-			mrc_path_ev_reference(cp);
 		cp->round_rtt_us = 0;
 		cp->round_peak_us = 0;
 		cp->round_samples = 0;

@@ -333,10 +333,6 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @ce_round_psn: the round of ECN accounting and of queueing delay ends
  *	with the acknowledgment of this PSN or a later one
  * @ce_alpha: smoothed fraction of marked packets, in 1/1024
- * @ev_queue_us: what its EVs' queues are judged against: the mean queue
- *	(smoothed round trip less the base) of the better half of those in
- *	use, at the last round's end (mrc_path_ev_reference()), in
- *	microseconds, at most %U16_MAX
  * @tx_packets: DATA packets sent, resends included
  * @tx_bytes: payload bytes sent
  * @rx_packets: packets received
@@ -401,8 +397,7 @@ struct mrc_conn_plane {
 	u32			ce_acked;
 	u32			ce_marked;
 	u32			ce_round_psn;
-	u16			ce_alpha;
-	u16			ev_queue_us;
+	u32			ce_alpha;
 	u64			tx_packets;
 	u64			tx_bytes;
 	u64			rx_packets;
@@ -835,7 +830,6 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_ACK_EVERY		16
 #define MRC_PUSH_BURST		64
 #define MRC_CE_SKIP		4
-#define MRC_DELAY_SKIP_MAX	64	/* turns an EV's longer queue skips */
 #define MRC_CE_ROUNDS		8	/* rounds an EV's CE mark is remembered */
 #define MRC_PROBE_MIN_NS	(500 * NSEC_PER_USEC)
 #define MRC_PROBE_MAX_NS	(100 * NSEC_PER_MSEC)
@@ -1091,9 +1085,6 @@ void mrc_path_validate(struct mrc_sock *msk, u64 now,
 u64 mrc_path_next_validation(struct mrc_sock *msk);
 void mrc_path_ce(struct mrc_conn_plane *cp, struct mrc_ev *ev);
 bool mrc_path_ce_round(struct mrc_conn_plane *cp);
-void mrc_path_ev_reference(struct mrc_conn_plane *cp);
-void mrc_path_ev_rtt(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
-		     struct mrc_ev *ev, u32 rtt_us);
 void mrc_path_acked(struct mrc_ev *ev);
 struct mrc_ev *mrc_path_find_ev(struct mrc_sock *msk, u16 port,
 				struct mrc_conn_plane **cpp);

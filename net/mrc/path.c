@@ -108,9 +108,7 @@ int mrc_path_pick_plane(struct mrc_sock *msk, int avoid, bool strict)
 
 /*
  * The next EV in use on a plane, not @avoid if another will do.  EVs that
- * saw a CE mark, or whose round trips are longer than the others', sit
- * out a few turns (mrc_path_ce(), mrc_path_ev_rtt()).  Never NULL when
- * cp->nr_active.
+ * saw a CE mark sit out a few turns.  Never NULL when cp->nr_active.
  */
 struct mrc_ev *mrc_path_next_ev(struct mrc_conn_plane *cp, u16 avoid)
 {
@@ -130,9 +128,6 @@ struct mrc_ev *mrc_path_next_ev(struct mrc_conn_plane *cp, u16 avoid)
 		}
 		return ev;
 	}
-	/* All sit out: the next pick starts after this one, not on it. */
-	if (fallback)
-		cp->next_ev = fallback - cp->evs + 1;
 	return fallback;
 }
 
@@ -712,78 +707,6 @@ bool mrc_path_ce_round(struct mrc_conn_plane *cp)
 			ev->acked_rounds--;
 	}
 	return marked * 4 >= used * 3 || cp->cwnd * 2 < used;
-}
-
-/* The queue @ev's packets find, in microseconds, at most %U16_MAX. */
-static u32 mrc_path_ev_queue(const struct mrc_conn_plane *cp,
-			     const struct mrc_ev *ev)
-{
-	if (!ev->srtt_us || ev->srtt_us <= cp->base_rtt_us)
-		return 0;
-	return min_t(u32, ev->srtt_us - cp->base_rtt_us, U16_MAX);
-}
-
-/*
- * Once a round, what each EV's queue is judged against
- * (mrc_path_ev_rtt()): the mean of the better half of the plane's EVs in
- * use lately that have a round trip of their own, those at or below the
- * mean of all.  With half the EVs behind a hot link, the mean of all
- * would be half its queue.
- */
-void mrc_path_ev_reference(struct mrc_conn_plane *cp)
-{
-	u32 i, n = 0, low_n = 0, sum = 0, low_sum = 0, mean;
-	const struct mrc_ev *ev;
-
-	cp->ev_queue_us = 0;
-	for (i = 0; cp->evs && i < cp->nr_evs; i++) {
-		ev = &cp->evs[i];
-		if (ev->state == MRC_EV_ACTIVE && ev->acked_rounds &&
-		    ev->srtt_us) {
-			sum += mrc_path_ev_queue(cp, ev);
-			n++;
-		}
-	}
-	if (!n)
-		return;
-	mean = sum / n;
-	for (i = 0; i < cp->nr_evs; i++) {
-		ev = &cp->evs[i];
-		if (ev->state == MRC_EV_ACTIVE && ev->acked_rounds &&
-		    ev->srtt_us && mrc_path_ev_queue(cp, ev) <= mean) {
-			low_sum += mrc_path_ev_queue(cp, ev);
-			low_n++;
-		}
-	}
-	cp->ev_queue_us = low_sum / low_n;
-}
-
-/*
- * A round trip of @rtt_us was measured on @ev.  One whose queue is longer
- * than its plane's better half's (mrc_path_ev_reference()) by more than
- * half the target delay crosses a queue the others do not: a hot link of
- * a fabric, which the plane's window, judged on its smallest round trips,
- * does not see.  It sits out turns in proportion, %MRC_CE_SKIP for each
- * target of the difference, so that the link gets fewer of the plane's
- * packets until its queue is as short as the others', which keep their
- * share.  Less is jitter, and a queue that every EV crosses is the
- * plane window's (cc.c).  The queue is the smaller of the smoothed one
- * and the one @rtt_us found: an EV's few samples move its smoothing
- * slowly, and judged on it alone EVs sat out turns long after their
- * link's queue drained, and left it idle.
- */
-void mrc_path_ev_rtt(const struct mrc_sock *msk, struct mrc_conn_plane *cp,
-		     struct mrc_ev *ev, u32 rtt_us)
-{
-	u32 target = msk->params.target_delay_us;
-	u32 queue = min(mrc_path_ev_queue(cp, ev),
-			rtt_us > cp->base_rtt_us ? rtt_us - cp->base_rtt_us : 0);
-
-	if (!target || queue <= cp->ev_queue_us + target / 2)
-		return;
-	ev->skip = max_t(u32, ev->skip,
-			 min_t(u32, MRC_CE_SKIP * (queue - cp->ev_queue_us) /
-				    target, MRC_DELAY_SKIP_MAX));
 }
 
 /* A packet sent on @ev was acknowledged. */

@@ -33,14 +33,6 @@
 #   marks judge so, and a quarter or more cut the window (both cases
 #   skip when the link sent less than 90% of its rate: a sender slower
 #   than it, as on a debug kernel, marks nothing to judge);
-# - a queue on some EVs moves their packets to the others too: plane 1's
-#   EVs of odd number cross a link slower than their share that marks
-#   nothing, whose queue holds half a second; their smoothed round trips
-#   exceed the others' by less than five times the target delay (the
-#   queue stays short: 90-190 ms when they kept their share), they carry
-#   fewer packets each than plane 1's other EVs, which carry at least
-#   half as many each as plane 2's, the link drops nothing, and fewer
-#   than one in 20 of their packets are taken for lost;
 # - mrc_plane shows plane 2 leave a connection when its link goes down
 #   mid-transfer, and join it again when the link comes back;
 # - a packet taken for lost is resent before new data: plane 1 turns into
@@ -77,7 +69,7 @@ fi
 EVENTS="mrc_state mrc_send mrc_ack mrc_ev_retire mrc_ev_restore mrc_plane mrc_rto mrc_nack
 	mrc_cwnd_cut mrc_cwnd_delay mrc_cwnd_ce mrc_lost mrc_rst"
 
-mrc_plan 18
+mrc_plan 16
 
 # ev_marks: the rate of the link of half of plane 1's EVs, below their
 # share, and fast enough that the queue its marks keep stays below the
@@ -389,13 +381,13 @@ ev_share()
 	return "$rc"
 }
 
-# mark_link odd|all|off [queue]: on $A's veth1, the MRC packets of EVs
-# of odd number (UDP source port on IPv4, flow label on IPv6), or all of
-# them, go through a link of $EV_MARK_RATE whose queue marks them CE
-# (RED) from 1 packet on, all from 3, as a switch's hot port does; the
-# others through none.  With "queue", the link marks nothing and its
-# queue holds half a second: only the longer round trips of its EVs tell
-# them to give way.  With "off", none.
+# mark_link odd|all|off: on $A's veth1, the MRC packets of EVs of odd
+# number (UDP source port on IPv4, flow label on IPv6), or all of them,
+# go through a link of $EV_MARK_RATE whose queue marks them CE (RED) from
+# 1 packet on, all from 3, as a switch's hot port does; the others
+# through none.  Marks, not losses, are what tells those EVs to give way:
+# packets that waited longer than the plane's silence time would be taken
+# for lost.  With "off", none.
 mark_link()
 {
 	local proto=ip match=(match ip protocol 17 0xff)
@@ -408,19 +400,12 @@ mark_link()
 	elif [ "$1" = odd ]; then
 		match+=(match ip6 flowlabel 1 0x1)
 	fi
-	if [ "$2" = queue ]; then
-		tc -n "$A" qdisc add dev veth1 root handle 1: prio &&
-			tc -n "$A" qdisc add dev veth1 parent 1:3 handle 30: \
-				tbf rate "$EV_MARK_RATE" burst 16k latency 500ms
-	else
-		tc -n "$A" qdisc add dev veth1 root handle 1: prio &&
-			tc -n "$A" qdisc add dev veth1 parent 1:3 handle 30: \
-				tbf rate "$EV_MARK_RATE" burst 16k latency 200ms &&
-			tc -n "$A" qdisc add dev veth1 parent 30:1 handle 31: \
-				red limit 400000 min 1500 max 4500 avpkt 1000 \
-				burst 2 bandwidth "$EV_MARK_RATE" \
-				probability 0.5 ecn
-	fi &&
+	tc -n "$A" qdisc add dev veth1 root handle 1: prio &&
+		tc -n "$A" qdisc add dev veth1 parent 1:3 handle 30: tbf \
+			rate "$EV_MARK_RATE" burst 16k latency 200ms &&
+		tc -n "$A" qdisc add dev veth1 parent 30:1 handle 31: red \
+			limit 400000 min 1500 max 4500 avpkt 1000 burst 2 \
+			bandwidth "$EV_MARK_RATE" probability 0.5 ecn &&
 		tc -n "$A" filter add dev veth1 parent 1: protocol "$proto" \
 			prio 1 u32 "${match[@]}" flowid 1:3
 }
@@ -452,7 +437,7 @@ loss_counters()
 	done
 }
 
-# marked_xfer odd|all [queue]: a long transfer from $A, then the link of
+# marked_xfer odd|all: a long transfer from $A, then the link of
 # mark_link for 8 s, with mrc_cwnd_ce traced; the trace, the sender's
 # mrc_sockinfo before and after in $tmp/info0 and $tmp/info, the CE
 # marks heard on plane 1 in $ce, the marking queue's figures in $link
@@ -460,9 +445,7 @@ loss_counters()
 # $LOSS_COUNTERS grew meanwhile.
 marked_xfer()
 {
-	local before after c i parent=30:1
-
-	[ "$2" = queue ] && parent=1:3
+	local before after c i
 
 	tracing mrc_send mrc_cwnd_ce || return 1
 	xfer_on_ev || return 1
@@ -470,7 +453,7 @@ marked_xfer()
 	read -r -a before <<< "$(loss_counters)"
 	"$MRC_BIN/mrc_sockinfo" "$cli" > "$tmp/info0" ||
 		mrc_fail "mrc_sockinfo $cli failed" || return 1
-	mark_link "$1" "$2" ||
+	mark_link "$1" ||
 		mrc_fail "cannot install the marking link" || return 1
 	sleep 8
 	echo 0 > "$trace/tracing_on"
@@ -481,7 +464,7 @@ marked_xfer()
 		mrc_fail "mrc_sockinfo $cli failed" || return 1
 	ce=$("$MRCCTL" -n "$A" -j -s conn show id "${cid#cid=}" |
 		jq '[.[].planes[] | select(.id == 1) | .ce_marks] | add // 0')
-	link=$(tc -n "$A" -s qdisc show dev veth1 parent "$parent" |
+	link=$(tc -n "$A" -s qdisc show dev veth1 parent 30:1 |
 		awk '$1 == "marked" { m = $2; p = $6 }
 		     $1 == "Sent" { b = $2; d = $7 + 0 }
 		     END { print "sent", b + 0, "bytes, marked", m + 0,
@@ -576,55 +559,6 @@ shared_marks()
 		mrc_fail "$shared rounds of $rounds judged shared" || rc=1
 	[ "$((cut * 4))" -ge "$rounds" ] ||
 		mrc_fail "$cut rounds of $rounds cut plane 1's window" || rc=1
-	return "$rc"
-}
-
-# ev_queue: half the EVs of plane 1 cross a slow link that marks nothing
-# and whose queue holds half a second (mark_link odd queue), under a
-# transfer.  Their round trips grow with its queue, and they sit out
-# turns until it is short: their smoothed round trips (mrc_sockinfo)
-# exceed the others' by less than five times the target delay, they
-# carry fewer packets each than plane 1's other EVs (how many fewer
-# depends on the sender's CPU: the link takes its rate whatever the
-# rest), which carry at least half as many each as plane 2's.  Their
-# packets wait for their own round trips: the queue drops none, and
-# fewer than one in 20 of those they carried are taken for lost.
-ev_queue()
-{
-	local cid ev out slow other plane2 evs ce link link_bytes lost
-	local slow_srtt other_srtt drops sent taken rc=0
-
-	marked_xfer odd queue || return 1
-	out=$(awk 'FNR == NR { if ($1 == "ev") before[$2, $3] = $8; next }
-		   $1 == "ev" { $8 -= before[$2, $3] }
-		   $1 == "ev" && $2 == 1 && $3 % 2 { s += $8; sr += $10; n++ }
-		   $1 == "ev" && $2 == 1 && !($3 % 2) { f += $8; fr += $10; m++ }
-		   $1 == "ev" && $2 == 2 { p += $8; k++ }
-		   END { if (n && m && k)
-				printf "%d %d %d %d %d %d %d\n", s / n, f / m,
-				       p / k, n + m, sr / n, fr / m, s }' \
-		"$tmp/info0" "$tmp/info")
-	read -r slow other plane2 evs slow_srtt other_srtt sent <<< "$out"
-	drops=$(awk '{ print $7 }' <<< "$link")
-	taken=$(awk '{ for (i = 1; i < NF; i++)
-			if ($i == "LossOtherEv" || $i == "LossTimeout")
-				t += $(i + 1) + 0
-		     } END { print t + 0 }' <<< "${lost//,/}")
-	mrc_info "$cid: per EV, plane 1's slow half $slow packets (srtt" \
-		"$slow_srtt us), its other half $other ($other_srtt us)," \
-		"plane 2's $plane2; the slow link ${link:-?}; $lost"
-	link_busy || return
-	[ "${evs:-0}" -ge 4 ] || mrc_fail "plane 1 has ${evs:-no} EVs" || return 1
-	[ "$((slow_srtt - other_srtt))" -lt 10000 ] ||
-		mrc_fail "the slow EVs' queue grew past 10 ms" || rc=1
-	[ "$slow" -lt "$other" ] ||
-		mrc_fail "the slow EVs kept their share" || rc=1
-	[ "$((other * 2))" -ge "$plane2" ] ||
-		mrc_fail "plane 1's other EVs lost their share" || rc=1
-	[ "${drops:-1}" = 0 ] || mrc_fail "the slow link dropped $drops" || rc=1
-	[ "$((taken * 20))" -lt "${sent:-0}" ] ||
-		mrc_fail "$taken of the slow half's $sent packets taken for lost" ||
-		rc=1
 	return "$rc"
 }
 
@@ -748,11 +682,6 @@ for fam in 4 6; do
 	echo 0 > "$trace/events/mrc/mrc_send/filter"
 	mrc_check "IPv$fam: CE marks on every EV of plane 1 cut its window" \
 		shared_marks
-	mark_link off
-	mrc_kill_jobs
-	echo 0 > "$trace/events/mrc/mrc_send/filter"
-	mrc_check "IPv$fam: a queue on half of plane 1's EVs moves their packets; they wait for them" \
-		ev_queue
 	mark_link off
 	mrc_kill_jobs
 	echo 0 > "$trace/events/mrc/mrc_send/filter"
