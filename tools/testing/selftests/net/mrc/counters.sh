@@ -325,6 +325,25 @@ slow_quarter()
 			prio 1 u32 "${match[@]}" flowid 1:3
 }
 
+# slowed_xfer: a long transfer, slow_quarter under it, and after two
+# seconds the sender's counters since the slowing in $tmp/a.
+slowed_xfer()
+{
+	long_xfer || return 1
+	mrc_stats_delta "$A" "$tmp" > /dev/null || return 1
+	slow_quarter || mrc_fail "cannot slow plane 1's EVs" || return 1
+	sleep 2
+	mrc_stats_delta "$A" "$tmp" > "$tmp/a"
+}
+
+# slowed_end: the end of slowed_xfer's transfer and delay.
+slowed_end()
+{
+	tc -n "$A" qdisc del dev veth1 root 2> /dev/null
+	kill "$cli" "$srv" 2> /dev/null
+	wait "$cli" "$srv" 2> /dev/null
+}
+
 # slow_paths: a quarter of plane 1's EVs 100 ms slower than the others
 # under a transfer, for two seconds: until each learns its round trip
 # (slow_learned), their packets are taken for lost on other EVs'
@@ -336,14 +355,8 @@ slow_paths()
 {
 	local rc=0 other gap
 
-	long_xfer || return 1
-	mrc_stats_delta "$A" "$tmp" > /dev/null || rc=1
-	slow_quarter || mrc_fail "cannot slow plane 1's EVs" || rc=1
-	sleep 2
-	mrc_stats_delta "$A" "$tmp" > "$tmp/a" || rc=1
-	tc -n "$A" qdisc del dev veth1 root 2> /dev/null
-	kill "$cli" "$srv" 2> /dev/null
-	wait "$cli" "$srv" 2> /dev/null
+	slowed_xfer || rc=1
+	slowed_end
 	[ "$rc" = 0 ] || return 1
 	other=$(mrc_stat LossOtherEv "$tmp/a")
 	gap=$(mrc_stat LossGap "$tmp/a")
@@ -355,54 +368,52 @@ slow_paths()
 
 # slow_learned: as slow_paths, for four seconds.  The slow EVs' own round
 # trips (srtt_us of the "ev" lines of mrc_sockinfo) are 100 ms longer
-# than the others', and once measured their packets wait for them: in the
-# last two seconds, fewer losses on other EVs' evidence and EVs retired
-# than a tenth of those of the first two (or two; before the EVs had
-# round trips of their own, the last two seconds had as many as the
-# first: 74-199 retired, 132-273 such losses).
+# than the others', and once measured their packets wait for them: in
+# the last two seconds, at most 20 of them are found lost, judged per EV
+# (before the EVs had round trips of their own, 132-273 packets in every
+# two seconds, and 74-199 EVs retired).  Losses on the other EVs are not
+# judged: on 6.1 they lose a few dozen packets in two seconds now and
+# then.
 slow_learned()
 {
-	local rc=0 first second retired0 retired out slow fast
+	local rc=0 out slow fast lost
 
-	long_xfer || return 1
-	mrc_stats_delta "$A" "$tmp" > /dev/null || rc=1
-	slow_quarter || mrc_fail "cannot slow plane 1's EVs" || rc=1
-	sleep 2
-	mrc_stats_delta "$A" "$tmp" > "$tmp/a" || rc=1
+	slowed_xfer || rc=1
+	"$MRC_BIN/mrc_sockinfo" "$cli" > "$tmp/info0" ||
+		mrc_fail "mrc_sockinfo $cli failed" || rc=1
 	sleep 2
 	mrc_stats_delta "$A" "$tmp" > "$tmp/a2" || rc=1
 	"$MRC_BIN/mrc_sockinfo" "$cli" > "$tmp/info" ||
 		mrc_fail "mrc_sockinfo $cli failed" || rc=1
-	tc -n "$A" qdisc del dev veth1 root 2> /dev/null
-	kill "$cli" "$srv" 2> /dev/null
-	wait "$cli" "$srv" 2> /dev/null
+	slowed_end
 	[ "$rc" = 0 ] || return 1
-	first=$(mrc_stat LossOtherEv "$tmp/a")
-	second=$(mrc_stat LossOtherEv "$tmp/a2")
-	retired0=$(mrc_stat EvRetired "$tmp/a")
-	retired=$(mrc_stat EvRetired "$tmp/a2")
 	# The smallest smoothed round trip of the slow EVs, the largest of
-	# plane 1's others.
-	out=$(awk '$1 == "ev" && $2 == 1 {
-			for (i = 4; i < NF; i++)
-				if ($i == "srtt_us")
-					v = $(i + 1)
-			if ($3 % 4) { if (v > fast) fast = v }
-			else if (!n++ || v < slow) slow = v
+	# plane 1's others, and the slow EVs' losses in the last two
+	# seconds ("ev PLANE PORT STATE losses N tx_packets N srtt_us N").
+	out=$(awk 'FNR == NR {
+			if ($1 == "ev") { lost0[$2, $3] = $6; sent0[$2, $3] = $8 }
+			next
 		   }
-		   END { printf "%d %d\n", slow, fast }' "$tmp/info")
-	read -r slow fast <<< "$out"
-	mrc_info "LossOtherEv $first then $second, EvRetired $retired0 then" \
-		"$retired, LossTimeout $(mrc_stat LossTimeout "$tmp/a") then" \
-		"$(mrc_stat LossTimeout "$tmp/a2"); plane 1's slow EVs' srtt" \
-		"$slow us at least, the others' $fast at most"
+		   $1 == "ev" && $2 == 1 {
+			v = $10
+			if ($3 % 4) { if (v > fast) fast = v; next }
+			if (!n++ || v < slow) slow = v
+			lost += $6 - lost0[$2, $3]
+			sent += $8 - sent0[$2, $3]
+		   }
+		   END { printf "%d %d %d %d\n", slow, fast, lost, sent }' \
+		"$tmp/info0" "$tmp/info")
+	read -r slow fast lost sent <<< "$out"
+	mrc_info "LossOtherEv $(mrc_stat LossOtherEv "$tmp/a") then" \
+		"$(mrc_stat LossOtherEv "$tmp/a2"), EvRetired" \
+		"$(mrc_stat EvRetired "$tmp/a") then $(mrc_stat EvRetired "$tmp/a2");" \
+		"the slow EVs lost $lost of the $sent packets they sent in the" \
+		"last two seconds; plane 1's slow EVs' srtt $slow us at least," \
+		"the others' $fast at most"
 	[ "$slow" -ge 100000 ] && [ "$fast" -lt 50000 ] ||
 		mrc_fail "the EVs' round trips do not tell the slow ones" || rc=1
-	[ $((second * 10)) -le "$first" ] || [ "$second" -le 2 ] ||
-		mrc_fail "the slow EVs' packets still lost on other EVs' evidence" ||
-		rc=1
-	[ $((retired * 10)) -le "$retired0" ] || [ "$retired" -le 2 ] ||
-		mrc_fail "the slow EVs still retired" || rc=1
+	[ "${lost:-21}" -le 20 ] ||
+		mrc_fail "the slow EVs' packets still taken for lost" || rc=1
 	return "$rc"
 }
 
