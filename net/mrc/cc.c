@@ -32,11 +32,11 @@ static void mrc_cc_smooth(u32 *srtt_us, u32 *rttvar_us, u32 rtt_us, u32 var0)
 /*
  * The plane's round trips, smoothed (mrc_cc_smooth()); and for the
  * queueing delay, the smallest round trip of the plane (its base), the
- * smallest and the largest of the current round, and how many samples in
- * a row found a queue: more than the target, and more than an eighth of the base, as
- * slow start's exit on delay in other stacks (HyStart) allows for the
- * jitter of long paths; and for the growth of avoidance, more than half
- * the target and a sixteenth of the base.
+ * smallest and the largest of the current round, and how many samples in a
+ * row found a queue: more than the target, and more than an eighth of the
+ * base, as slow start's exit on delay in other stacks (HyStart) allows for
+ * the jitter of long paths; and for the growth of avoidance, more than
+ * half the target and a sixteenth of the base.
  * A base the operator gave the plane caps the measured one: a connection
  * that began behind a standing queue, which never saw the path empty,
  * would take the queue for the path, keep it, and take a larger share
