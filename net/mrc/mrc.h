@@ -430,6 +430,11 @@ enum mrc_ev_state {
  * @state: an &enum mrc_ev_state
  * @probe_shift: backoff of the probes of a retired EV
  * @skip: picks to skip after a CE mark, so marked paths carry less
+ * @ce_level: the @skip of its next CE mark: grows by %MRC_CE_SKIP at each
+ *	mark, up to %MRC_CE_SKIP_MAX, shrinks by one at each unmarked
+ *	acknowledgment of it and each round of its plane's ECN accounting,
+ *	and is 0 after a round whose marks were of a shared queue
+ *	(mrc_path_ce())
  * @cut_round: the plane's last round of window reductions that took this
  *	EV's share for a loss on it
  * @penalty: backoff of its first probe once retired: grows each time it
@@ -480,6 +485,7 @@ struct mrc_ev {
 	u32	lost_psn;
 	u32	lost_sent_us;
 	u32	rack_rtt_us;
+	u8	ce_level;
 	u64	next_probe;
 	u64	tx_packets;
 	u64	rack_sent;
@@ -830,6 +836,7 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_ACK_EVERY		16
 #define MRC_PUSH_BURST		64
 #define MRC_CE_SKIP		4
+#define MRC_CE_SKIP_MAX		32	/* a marked EV's share: 1/33 at least */
 #define MRC_CE_ROUNDS		8	/* rounds an EV's CE mark is remembered */
 #define MRC_PROBE_MIN_NS	(500 * NSEC_PER_USEC)
 #define MRC_PROBE_MAX_NS	(100 * NSEC_PER_MSEC)
@@ -1084,6 +1091,7 @@ void mrc_path_validate(struct mrc_sock *msk, u64 now,
 		       struct sk_buff_head *queue);
 u64 mrc_path_next_validation(struct mrc_sock *msk);
 void mrc_path_ce(struct mrc_conn_plane *cp, struct mrc_ev *ev);
+void mrc_path_unmarked(struct mrc_ev *ev);
 bool mrc_path_ce_round(struct mrc_conn_plane *cp);
 void mrc_path_acked(struct mrc_ev *ev);
 struct mrc_ev *mrc_path_find_ev(struct mrc_sock *msk, u16 port,

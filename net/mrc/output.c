@@ -1308,7 +1308,7 @@ static bool mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		mrc_path_ce(cp, &msk->ev_table[cb->ev_idx]);
 		cp->ce_marked++;
 	} else {
-		msk->ev_table[cb->ev_idx].ce_queued = 0;
+		mrc_path_unmarked(&msk->ev_table[cb->ev_idx]);
 	}
 	return false;
 }
@@ -1621,6 +1621,12 @@ u32 mrc_output_probe_ev(struct mrc_sock *msk, int id, u16 ev, u32 dsn,
 	MRC_MSK_INC_STATS(msk, MRC_MIB_PROBES_SENT);
 	hdr->dsn = htonl(dsn);
 	mrc_queue_xmit(queue, skb, &msk->sk, id, ev, &msk->planes[id].raddr);
+	/*
+	 * ECN-capable like the DATA it stands for: a queue that marks DATA
+	 * drops what is not, and would keep a retired EV of a hot link
+	 * retired that DATA crosses.
+	 */
+	MRC_XMIT_CB(skb)->tos |= INET_ECN_ECT_0;
 	return psn;
 }
 

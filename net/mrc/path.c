@@ -27,7 +27,7 @@ static_assert(sizeof(struct mrc_ev) == 64);	/* MRC_MAX_EVS a connection */
 /* The bit-fields of &struct mrc_ev hold their largest values. */
 static_assert(MRC_EV_SILENCED < 4 && MRC_EV_PENALTY_MAX < 16 &&
 	      MRC_EV_PROOF < 32 && MRC_PROBE_SHIFT_MAX < 32 &&
-	      MRC_CE_ROUNDS < 16);
+	      MRC_CE_ROUNDS < 16 && MRC_CE_SKIP_MAX <= U8_MAX);
 /* An array by plane id: four planes in a 1 KiB allocation. */
 static_assert(sizeof(struct mrc_conn_plane) <= 256);
 
@@ -161,6 +161,7 @@ static void mrc_path_restore(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 	trace_mrc_ev_restore(msk, cp - msk->planes, ev->port, ev->losses);
 	ev->state = MRC_EV_ACTIVE;
 	ev->skip = 0;
+	ev->ce_level = 0;
 	ev->ce_queued = 0;
 	ev->unproven = MRC_EV_PROOF;
 	cp->nr_active++;
@@ -661,14 +662,32 @@ struct mrc_ev *mrc_path_find_ev(struct mrc_sock *msk, u16 port,
 	return NULL;
 }
 
-/* A packet sent on @ev arrived with a CE mark. */
+/*
+ * A packet sent on @ev arrived with a CE mark: it sits out turns, more
+ * of them at each mark, fewer at each packet of it that arrives unmarked
+ * (mrc_path_unmarked()) and at each round (mrc_path_ce_round()), so that
+ * an EV through a hot link carries what that link drains.  A fixed count
+ * left it at least 1 / (1 + %MRC_CE_SKIP) of its plane's other EVs'
+ * share: the hot link's marks then bounded nothing below that.  Rounds
+ * bring the count down even when the EV sends little, as after a burst
+ * of marks: by packets alone, the link would wait idle for them.
+ */
 void mrc_path_ce(struct mrc_conn_plane *cp, struct mrc_ev *ev)
 {
 	cp->ce_marks++;
-	ev->skip = MRC_CE_SKIP;
+	ev->ce_level = min(ev->ce_level + MRC_CE_SKIP, MRC_CE_SKIP_MAX);
+	ev->skip = ev->ce_level;
 	ev->ce_queued = 1;
 	ev->ce_rounds = MRC_CE_ROUNDS;
 	mrc_path_acked(ev);
+}
+
+/* A packet sent on @ev arrived without a CE mark. */
+void mrc_path_unmarked(struct mrc_ev *ev)
+{
+	ev->ce_queued = 0;
+	if (ev->ce_level)
+		ev->ce_level--;
 }
 
 /*
@@ -700,13 +719,24 @@ bool mrc_path_ce_round(struct mrc_conn_plane *cp)
 		}
 		if (ev->ce_rounds)
 			ev->ce_rounds--;
+		if (ev->ce_level)
+			ev->ce_level--;
 		/* A mark long ago says nothing of its queue now. */
 		if (!ev->ce_rounds)
 			ev->ce_queued = 0;
 		if (ev->acked_rounds)
 			ev->acked_rounds--;
 	}
-	return marked * 4 >= used * 3 || cp->cwnd * 2 < used;
+	if (marked * 4 < used * 3)
+		return cp->cwnd * 2 < used;
+	/*
+	 * The window answers a shared queue: no EV is to give way more.  A
+	 * small window's marks keep their EVs' turns: the hot link is as
+	 * likely as a shared queue, and its EVs would come back at once.
+	 */
+	for (i = 0; i < cp->nr_evs; i++)
+		cp->evs[i].ce_level = 0;
+	return true;
 }
 
 /* A packet sent on @ev was acknowledged. */
@@ -750,6 +780,7 @@ static void mrc_path_refresh(struct mrc_sock *msk, struct sk_buff_head *queue)
 			for (i = 0; cp->evs && i < cp->nr_evs; i++) {
 				cp->evs[i].state = MRC_EV_ACTIVE;
 				cp->evs[i].skip = 0;
+				cp->evs[i].ce_level = 0;
 			}
 			cp->nr_active = cp->nr_evs;
 			cp->silenced = false;
