@@ -431,10 +431,10 @@ enum mrc_ev_state {
  * @probe_shift: backoff of the probes of a retired EV
  * @skip: picks to skip after a CE mark, so marked paths carry less
  * @ce_level: the @skip of its next CE mark: grows by %MRC_CE_SKIP at each
- *	mark, up to %MRC_CE_SKIP_MAX, shrinks by one at each unmarked
- *	acknowledgment of it and each round of its plane's ECN accounting,
- *	and is 0 after a round whose marks were of a shared queue
- *	(mrc_path_ce())
+ *	mark, up to %MRC_CE_SKIP_MAX, shrinks by one at each acknowledgment
+ *	that echoes a packet of it unmarked and at each round of its
+ *	plane's ECN accounting, and is 0 after a round whose marks most of
+ *	the plane's EVs heard (mrc_path_ce(), mrc_path_ce_round())
  * @cut_round: the plane's last round of window reductions that took this
  *	EV's share for a loss on it
  * @penalty: backoff of its first probe once retired: grows each time it

@@ -664,8 +664,9 @@ struct mrc_ev *mrc_path_find_ev(struct mrc_sock *msk, u16 port,
 
 /*
  * A packet sent on @ev arrived with a CE mark: it sits out turns, more
- * of them at each mark, fewer at each packet of it that arrives unmarked
- * (mrc_path_unmarked()) and at each round (mrc_path_ce_round()), so that
+ * of them at each mark, fewer at each acknowledgment that echoes a packet
+ * of it unmarked (mrc_path_unmarked()) and at each round
+ * (mrc_path_ce_round()), so that
  * an EV through a hot link carries what that link drains.  A fixed count
  * left it at least 1 / (1 + %MRC_CE_SKIP) of its plane's other EVs'
  * share: the hot link's marks then bounded nothing below that.  Rounds
@@ -682,7 +683,7 @@ void mrc_path_ce(struct mrc_conn_plane *cp, struct mrc_ev *ev)
 	mrc_path_acked(ev);
 }
 
-/* A packet sent on @ev arrived without a CE mark. */
+/* An acknowledgment echoes a packet sent on @ev, which arrived unmarked. */
 void mrc_path_unmarked(struct mrc_ev *ev)
 {
 	ev->ce_queued = 0;
@@ -702,7 +703,8 @@ void mrc_path_unmarked(struct mrc_ev *ev)
  * three quarters of the EVs in use that carried acknowledged packets in
  * those rounds were marked.  A window too small to send four packets on
  * each of them in those rounds would leave some unmarked whatever the
- * queue: its marks count as shared.
+ * queue: its marks count as shared.  Each round also brings the EVs'
+ * &mrc_ev.ce_level down, to 0 when three quarters were marked.
  */
 bool mrc_path_ce_round(struct mrc_conn_plane *cp)
 {
