@@ -666,12 +666,12 @@ struct mrc_ev *mrc_path_find_ev(struct mrc_sock *msk, u16 port,
  * A packet sent on @ev arrived with a CE mark: it sits out turns, more
  * of them at each mark, fewer at each acknowledgment that echoes a packet
  * of it unmarked (mrc_path_unmarked()) and at each round
- * (mrc_path_ce_round()), so that
- * an EV through a hot link carries what that link drains.  A fixed count
- * left it at least 1 / (1 + %MRC_CE_SKIP) of its plane's other EVs'
- * share: the hot link's marks then bounded nothing below that.  Rounds
- * bring the count down even when the EV sends little, as after a burst
- * of marks: by packets alone, the link would wait idle for them.
+ * (mrc_path_ce_round()), so that an EV through a hot link carries what
+ * that link drains.  A fixed count left it at least 1 / (1 +
+ * %MRC_CE_SKIP) of its plane's other EVs' share: the hot link's marks
+ * then bounded nothing below that.  Rounds bring the count down even
+ * when the EV sends little, as after a burst of marks: by its
+ * acknowledgments alone, the link would wait idle for them.
  */
 void mrc_path_ce(struct mrc_conn_plane *cp, struct mrc_ev *ev)
 {
