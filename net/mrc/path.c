@@ -109,26 +109,46 @@ int mrc_path_pick_plane(struct mrc_sock *msk, int avoid, bool strict)
 /*
  * The next EV in use on a plane, not @avoid if another will do.  EVs that
  * saw a CE mark sit out a few turns.  Never NULL when cp->nr_active.
+ *
+ * When every EV but @avoid sits out, the turns go round until the first
+ * wait ends, at once: the EV nearest its turn goes, and each of the
+ * others keeps its place in the line.  Taking the first in turn instead
+ * would send packet after packet on that one, however long its own wait.
  */
 struct mrc_ev *mrc_path_next_ev(struct mrc_conn_plane *cp, u16 avoid)
 {
-	struct mrc_ev *fallback = NULL, *ev;
-	u32 i;
+	struct mrc_ev *avoided = NULL, *next = NULL, *ev;
+	u32 i, at = 0;
+	u8 least = U8_MAX;
 
 	for (i = 0; i < cp->nr_evs; i++) {
 		ev = &cp->evs[cp->next_ev++ % cp->nr_evs];
 		if (ev->state != MRC_EV_ACTIVE)
 			continue;
-		if (ev->skip || ev->port == avoid) {
+		if (ev->port == avoid) {
 			if (ev->skip)
 				ev->skip--;
-			if (!fallback)
-				fallback = ev;
+			avoided = ev;
 			continue;
 		}
-		return ev;
+		if (!ev->skip)
+			return ev;
+		least = min_t(u8, least, --ev->skip);
 	}
-	return fallback;
+	if (least == U8_MAX)
+		return avoided;
+	for (i = 0; i < cp->nr_evs; i++) {
+		ev = &cp->evs[(cp->next_ev + i) % cp->nr_evs];
+		if (ev->state != MRC_EV_ACTIVE || ev->port == avoid)
+			continue;
+		ev->skip -= least;
+		if (!ev->skip && !next) {
+			next = ev;
+			at = i;
+		}
+	}
+	cp->next_ev += at + 1;
+	return next;
 }
 
 static u64 mrc_path_probe_interval(const struct mrc_conn_plane *cp, u8 shift)
