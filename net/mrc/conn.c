@@ -482,8 +482,7 @@ void mrc_conn_evs_install(struct mrc_sock *msk, struct mrc_ev **spare,
 			u16 port;
 
 			do {
-				port = MRC_EV_MIN +
-				       get_random_u32_below(U16_MAX - MRC_EV_MIN + 1);
+				port = mrc_random_ev();
 			} while (mrc_ev_taken(ev, total, port));
 			ev[total].port = port;
 		}

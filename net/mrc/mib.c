@@ -72,6 +72,7 @@ static const struct snmp_mib mrc_mib_names[] = {
 	SNMP_MIB_ITEM("EvRestored", MRC_MIB_EV_RESTORED),
 	SNMP_MIB_ITEM("PlaneLeft", MRC_MIB_PLANE_LEFT),
 	SNMP_MIB_ITEM("PlaneJoined", MRC_MIB_PLANE_JOINED),
+	SNMP_MIB_ITEM("ValidationRefused", MRC_MIB_VALIDATION_REFUSED),
 	SNMP_MIB_ITEM("OutNoRoute", MRC_MIB_OUT_NO_ROUTE),
 	SNMP_MIB_ITEM("OutNoMem", MRC_MIB_OUT_NO_MEM),
 };

@@ -69,6 +69,7 @@ enum mrc_mib_field {
 	MRC_MIB_EV_RESTORED,		/* EVs back in use after a probe */
 	MRC_MIB_PLANE_LEFT,		/* a connection stopped using a plane */
 	MRC_MIB_PLANE_JOINED,		/* ... and took it back */
+	MRC_MIB_VALIDATION_REFUSED,	/* a plane's validation answered wrong */
 	MRC_MIB_OUT_NO_ROUTE,		/* no route to the peer's plane */
 	MRC_MIB_OUT_NO_MEM,		/* no memory for a packet to send */
 	__MRC_MIB_MAX

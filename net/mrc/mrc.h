@@ -282,8 +282,9 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @val_tries: validation probes sent in this series
  * @val_rounds: series that went unanswered; after MRC_VALIDATE_SERIES,
  *	none until the local plane comes up again
- * @val_psn: PSN of the first one: an answer may echo any since, the
- *	tries being closer together at first than a slow round trip
+ * @val_psn: PSN of the last one: only an answer to it counts (the tries
+ *	grow apart until one outlasts the round trip), and one that echoes
+ *	it without the challenge ends the validation of the plane
  * @val_challenge: the random value they carry, to be echoed
  * @val_next: when to send the next one, 0 for never
  * @answers_unproven: answers sent to the peer's probes on this plane
@@ -349,6 +350,8 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  *	sent on it since has arrived: found silent again, its EVs retire
  * @probe_backoff: silences of the plane since it came back and before
  *	any DATA sent on it arrived: its probe gap doubles with each
+ * @val_ev: the EV of this series' validation probes, drawn with
+ *	@val_challenge, to be echoed too
  * @ce_marks: acknowledgments of packets marked CE
  * @trims: packets a switch trimmed, reported by NACK
  */
@@ -405,10 +408,11 @@ struct mrc_conn_plane {
 	u32			retirements;
 	u32			probes;
 	u32			restores;
-	bool			doubt_due;
-	bool			silenced;
-	bool			back_unproven;
+	bool			doubt_due:1;
+	bool			silenced:1;
+	bool			back_unproven:1;
 	u8			probe_backoff;
+	u16			val_ev;
 	u64			ce_marks;
 	u64			trims;
 };
@@ -795,6 +799,12 @@ struct mrc_skb_cb {
 #define MRC_SKB_CB(skb)	((struct mrc_skb_cb *)(skb)->cb)
 
 /* Before, modulo 2^32, as for TCP sequence numbers. */
+/* An EV drawn at random from the whole range. */
+static inline u16 mrc_random_ev(void)
+{
+	return MRC_EV_MIN + get_random_u32_below(U16_MAX - MRC_EV_MIN + 1);
+}
+
 static inline bool mrc_before(u32 a, u32 b)
 {
 	return (s32)(a - b) < 0;

@@ -220,7 +220,7 @@ u16 mrc_some_ev(struct mrc_sock *msk, int id)
 	struct mrc_conn_plane *cp;
 
 	if (!(msk->plane_mask & BIT(id)) || !msk->planes[id].evs)
-		return MRC_EV_MIN + get_random_u32_below(U16_MAX - MRC_EV_MIN + 1);
+		return mrc_random_ev();
 	cp = &msk->planes[id];
 	return cp->evs[get_random_u32_below(cp->nr_evs)].port;
 }
@@ -1665,7 +1665,7 @@ void mrc_output_rst_to(struct sk_buff_head *queue, int id, u32 dst_cid,
 {
 	struct sk_buff *skb;
 	struct mrc_hdr *hdr;
-	u16 ev = MRC_EV_MIN + get_random_u32_below(U16_MAX - MRC_EV_MIN + 1);
+	u16 ev = mrc_random_ev();
 
 	skb = mrc_alloc_skb(0, GFP_ATOMIC);
 	if (!skb)

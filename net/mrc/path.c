@@ -499,10 +499,11 @@ static bool mrc_psn_since(const struct mrc_sock *msk, u32 psn, u32 first)
 }
 
 /*
- * An acknowledgment answered a probe: a validation probe when it echoes
- * the challenge, or the probe of a retired EV, which works again.  Probes
- * may be sent faster than a slow path answers them: the answer to any
- * probe of the series counts, not only to the last.
+ * An acknowledgment answered a probe: the last validation probe of a
+ * plane, or the probe of a retired EV, which works again.  A validation
+ * probe's answer must echo its challenge and its EV, 44 random bits in
+ * all; the peer, whose answers echo what they answer, gets one guess a
+ * plane: it cannot try them all until it has us spray a third party.
  */
 void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack,
 			     u64 now)
@@ -515,12 +516,17 @@ void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack,
 	for (id = 0; id < msk->nr_planes; id++) {
 		cp = &msk->planes[id];
 		if (!(msk->plane_mask & BIT(id)) || cp->validated ||
-		    !cp->val_tries || !cp->val_next ||
-		    cp->val_challenge != dsn ||
-		    !mrc_psn_since(msk, psn, cp->val_psn))
+		    !cp->val_tries || !cp->val_next || psn != cp->val_psn)
 			continue;
-		cp->validated = true;
 		cp->val_next = 0;
+		if (dsn == cp->val_challenge &&
+		    ntohs(ack->echo_ev) == cp->val_ev) {
+			cp->validated = true;
+			return;
+		}
+		/* Until the local plane comes up again (mrc_path_refresh()). */
+		cp->val_rounds = MRC_VALIDATE_SERIES;
+		MRC_MSK_INC_STATS(msk, MRC_MIB_VALIDATION_REFUSED);
 		return;
 	}
 
@@ -590,7 +596,6 @@ static bool mrc_path_validating(struct mrc_sock *msk, int id, u64 now)
 void mrc_path_validate(struct mrc_sock *msk, u64 now,
 		       struct sk_buff_head *queue)
 {
-	u32 psn;
 	int id;
 
 	for (id = 0; id < msk->nr_planes; id++) {
@@ -609,13 +614,14 @@ void mrc_path_validate(struct mrc_sock *msk, u64 now,
 						      (cp->val_rounds - 1));
 			continue;
 		}
-		if (!cp->val_tries)
+		if (!cp->val_tries) {
 			cp->val_challenge = get_random_u32();
-		psn = mrc_output_probe_ev(msk, id, mrc_some_ev(msk, id),
-					  cp->val_challenge,
-					  sizeof(struct mrc_ack), queue);
-		if (!cp->val_tries)
-			cp->val_psn = psn;
+			cp->val_ev = mrc_random_ev();
+		}
+		cp->val_psn = mrc_output_probe_ev(msk, id, cp->val_ev,
+						  cp->val_challenge,
+						  sizeof(struct mrc_ack),
+						  queue);
 		cp->val_next = now + (MRC_RTO_INIT_NS << cp->val_tries);
 		cp->val_tries++;
 	}

@@ -29,7 +29,10 @@
 #     over the honest plane; padded PROBEs from V's address on a plane
 #     naming V get V at most 8 answers per entry, none bigger than the
 #     PROBE; a SYN whose own plane entry is not its source address is
-#     refused;
+#     refused; a peer that sees B's validation PROBEs to V (the bridges
+#     turned hubs) and echoes the last one with a wrong challenge, then
+#     the right one, gets its plane refused and V no DATA, where the
+#     right echo alone validates it;
 #  3. SYN floods from spoofed sources (backlog + 1, then 10 x backlog) at
 #     a listener: A is accepted within 2 s, no spoofed connection is
 #     accepted or left after 5 s, at most 4 SYN_ACKs per SYN; past 256
@@ -66,7 +69,7 @@ HOSTILE=$MRC_DIR/mrc_hostile.py
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 mrc_need_mod sch_netem
 
-mrc_plan 16
+mrc_plan 17
 
 # The listen() backlog of the flooded listeners, and the contract's bounds.
 BACKLOG=16
@@ -667,6 +670,77 @@ refused()
 	return "$rc"
 }
 
+# guess_run: the guessing peers of malclient --guess, with the bridges
+# turned hubs so that M sees B's validation PROBEs to V; V's and B's
+# captures, judged as malclient_run's, and B's ValidationRefused before
+# and after in $refused0 and $refused1.
+guess_run()
+{
+	local vcap bcap rc=0
+
+	port=$((port + 1))
+	refused0=$(mrc_counter "$B" ValidationRefused)
+	capture_start victim "$V" udp || return 1
+	vcap=$cap
+	capture_start server "$B" udp || return 1
+	bcap=$cap
+	start_server writer "$B" python3 "$HOSTILE" server --port "$port" \
+		--mode write --bytes 65536 || return 1
+	writer=$pid
+	hub on
+	ip netns exec "$M" python3 "$HOSTILE" malclient --guess --seed 9 \
+		--port "$port" --bytes 65536 --timeout "$MAL_TIMEOUT" --out "$tmp/conns.json" \
+		> "$tmp/mal.out" 2> "$tmp/mal.err" ||
+		{ mrc_fail "malclient --guess: $(cat "$tmp/mal.err")"; rc=1; }
+	hub off
+	"$MRCCTL" -n "$B" conn show > "$tmp/b-conns.txt" 2>&1
+	refused1=$(mrc_counter "$B" ValidationRefused)
+	sleep 1
+	capture_stop "$vcap"
+	capture_stop "$bcap"
+	kill "$writer" 2> /dev/null
+	[ "$rc" = 0 ] || return 1
+	python3 "$HOSTILE" judge-victim --conns "$tmp/conns.json" \
+		--victim "$tmp/victim.pcap" --server "$tmp/server.pcap" > "$tmp/judge.out" ||
+		{ mrc_fail "judge-victim failed"; return 1; }
+	mrc_show "$tmp/mal.out"
+	mrc_show "$tmp/judge.out"
+}
+
+# guessed: B sent V DATA of the connections that echoed its validation
+# PROBEs rightly at once ("answer": the echo the guessers try to forge
+# validates), and none of those that echoed one wrongly first ("guess"),
+# whose streams completed over the honest plane; B counted a refused
+# validation for each of those.
+guessed()
+{
+	local line at_v name state bytes intact fin echoed rc=0
+
+	[ -s "$tmp/judge.out" ] || return 1
+	while read -r _ name _ _ _ _ _ state _ bytes _ intact _ fin _ _ _ _ _ echoed _; do
+		[ "$echoed" -ge 1 ] 2> /dev/null ||
+			mrc_fail "$name echoed no validation PROBE of B's" || rc=1
+		[ "$state $intact $fin" = "established yes yes" ] ||
+			mrc_fail "$name: $state, $bytes bytes, intact $intact, fin $fin" ||
+			rc=1
+	done < <(grep "^conn [^ ]* group guess " "$tmp/mal.out")
+	line=$(group_judged answer)
+	read -r _ _ _ _ _ at_v _ <<< "$line"
+	[[ "$at_v" == *data=* ]] ||
+		mrc_fail "V got no DATA of the connections that answered rightly: $at_v" ||
+		rc=1
+	line=$(group_judged guess)
+	read -r _ _ _ _ _ at_v _ <<< "$line"
+	[[ "$at_v" != *data=* ]] ||
+		mrc_fail "V got DATA of the connections that guessed wrong first: $at_v" ||
+		rc=1
+	mrc_info "ValidationRefused at B: $refused0 -> $refused1"
+	[ "$((refused1 - refused0))" -ge 2 ] 2> /dev/null ||
+		mrc_fail "B refused ${refused1:-?} - ${refused0:-?} validations, not 2" ||
+		rc=1
+	return "$rc"
+}
+
 ############################################################################
 # 3. SYN floods from spoofed sources.
 
@@ -1129,6 +1203,11 @@ one_case 2 "2: $SPOOFED_PROBES padded PROBEs from V's address on a plane naming 
 	malicious spoof-probe
 one_case 2 "2: a SYN whose own plane entry is not its source address is refused (IPv4, IPv6)" \
 	refused
+case_t0=$SECONDS
+wanted 2 && guess_run
+mrc_info "(case 2, the guessing peers: $((SECONDS - case_t0)) s)"
+one_case 2 "2: a peer that echoes B's last validation PROBE with a wrong challenge first gets its plane refused, V no DATA; the right echo alone validates (IPv4, IPv6)" \
+	guessed
 case_t0=$SECONDS
 wanted 3 && flood_run
 mrc_info "(case 3, the floods: $((SECONDS - case_t0)) s)"

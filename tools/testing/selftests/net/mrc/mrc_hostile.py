@@ -19,7 +19,8 @@
 #   server              an AF_MRC listener: reads, writes or resets
 #   client              an AF_MRC client that writes at a steady pace
 #   fuzz                case 1: malformed packets at B during transfers
-#   malclient           case 2: connect announcing third-party planes
+#   malclient           case 2: connect announcing third-party planes;
+#                       with --guess, echo B's validation PROBEs to V
 #   flood               case 3: SYNs from spoofed sources
 #   forge               case 4: RST and ACK with the right ids
 #   judge-victim        case 2: what V and B's devices saw
@@ -863,6 +864,7 @@ class Client:
         self.done_at = None
         self.data_rx = {}
         self.spoofed = 0 if group == "spoof-probe" else SPOOFED_PROBES
+        self.echoed = 0                 # validation PROBEs echoed (guess)
         self.next_spoof = 0
         self.data_ack_flags = 0
         self.window = 1024              # packets offered beyond rcv_nxt
@@ -1003,6 +1005,7 @@ class Client:
                 "intact": bytes(self.stream) == good, "fin": self.fin,
                 "fin_acked": self.fin_acked, "probes": self.probes,
                 "rst": self.rst, "data_rx": self.data_rx,
+                "echoed": self.echoed,
                 "rcv_nxt": self.rcv_nxt, "ooo": len(self.ooo)}
 
 
@@ -1037,12 +1040,44 @@ def scenarios():
     return out
 
 
+def guess_scenarios():
+    """Case 2's guessing peers: each names V for a plane and answers B's
+    validation PROBEs to V, which M sees on the bridges turned hubs, from
+    its own address on the honest plane.  Group "guess" first echoes the
+    last PROBE with the challenge off by one, then rightly; group "answer"
+    only rightly, to show that such an echo is what B validates."""
+    m4, m6 = addr(1, "M"), addr(2, "M")
+    return [("ipv4-guess", "guess", 2, {1: addr(1, "V"), 2: m6}),
+            ("ipv6-guess", "guess", 1, {1: m4, 2: addr(2, "V")}),
+            ("ipv4-answer", "answer", 2, {1: addr(1, "V"), 2: m6}),
+            ("ipv6-answer", "answer", 1, {1: m4, 2: addr(2, "V")})]
+
+
+def answer_validation(udp, sniffer, by_cid):
+    """Echo, from the honest plane, each validation PROBE that B sent V
+    for a connection of ours: group "guess" twice, wrong then right."""
+    for plane, _, src, dst, _, _, payload in sniffer.packets(0):
+        p = parse(payload)
+        c = by_cid.get(p["dst"]) if p else None
+        if not c or p["type"] != PROBE or src != addr(plane, "B") or \
+                dst != c.entries.get(plane) or c.state != "established":
+            continue
+        if c.group == "guess":
+            wrong = dict(p, dsn=p["dsn"] ^ 1)
+            udp.send(c.syn_plane, c.ack(wrong, F_PROBE_ECHO),
+                     addr(c.syn_plane, "B"))
+        udp.send(c.syn_plane, c.ack(p, F_PROBE_ECHO), addr(c.syn_plane, "B"))
+        c.echoed += 1
+
+
 def cmd_malclient(args):
     rng = random.Random(args.seed)
     udp = Udp()
     wire = Wire()
+    sniffer = Sniffer() if args.guess else None
     clients = [Client(n, g, sp, e, rng, args.port, args.bytes)
-               for n, g, sp, e in scenarios()]
+               for n, g, sp, e in (guess_scenarios() if args.guess
+                                   else scenarios())]
     by_cid = {c.cid: c for c in clients}
     t0 = time.monotonic()
     deadline = t0 + args.timeout
@@ -1052,6 +1087,8 @@ def cmd_malclient(args):
             c.tick(udp, wire, now)
         if all(c.finished() for c in clients):
             break
+        if sniffer:
+            answer_validation(udp, sniffer, by_cid)
         socks = list(udp.socks.items())
         r, _, _ = select.select([s for _, s in socks], [], [], 0.02)
         # A bounded turn per socket: a plane that B floods with probes
@@ -1075,7 +1112,7 @@ def cmd_malclient(args):
             "state", r["state"],
             "bytes", r["bytes"], "intact", "yes" if r["intact"] else "no",
             "fin", "yes" if r["fin"] else "no", "probes_answered",
-            r["probes"], "rst", r["rst"], "data_rx",
+            r["probes"], "rst", r["rst"], "echoed", r["echoed"], "data_rx",
             ",".join("%s:%s" % kv for kv in sorted(r["data_rx"].items()))
             or "-", "ooo", r["ooo"], "done_s", r["seconds"] or "-")
     say("took", "%.1f" % (time.monotonic() - t0))
@@ -1742,6 +1779,8 @@ def main():
     p.add_argument("--seed", type=int, default=2)
     p.add_argument("--timeout", type=float, default=15)
     p.add_argument("--out", required=True)
+    p.add_argument("--guess", action="store_true",
+                   help="the guessing peers, with B's PROBEs to V sniffed")
 
     p = sub.add_parser("flood")
     p.add_argument("--plane", type=int, required=True)
