@@ -125,7 +125,9 @@ static bool mrc_lock_for_send(struct mrc_sock *msk, gfp_t gfp)
  * took for them, and send what the windows allow; @gfp for a send ring
  * and EVs.  A connection that ended meanwhile (sendmsg() sleeps without
  * msk->lock) takes nothing: its queues were purged once and would never
- * be again.  Process context.
+ * be again.  Nor does one whose FIN is queued (sendmsg() sleeps without
+ * the socket lock too, and shutdown() may take it): the peer would drop
+ * what follows its end.  Process context, under the socket lock.
  */
 int mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts,
 		  int reserved, gfp_t gfp)
@@ -140,6 +142,8 @@ int mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts,
 	sk_mem_charge(&msk->sk, -reserved);
 	if (msk->dead) {
 		err = msk->sk.sk_err ? -msk->sk.sk_err : -EPIPE;
+	} else if (msk->fin_queued) {
+		err = -EPIPE;
 	} else if (!ready) {
 		err = -ENOBUFS;
 	} else {
@@ -227,11 +231,14 @@ static int mrc_reserve_mem(struct mrc_sock *msk, int bytes, long *timeo)
 		left = nap;
 		add_wait_queue(sk_sleep(sk), &wait);
 		sk_wait_event(sk, &left, READ_ONCE(sk->sk_err) ||
+			      READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN ||
 			      READ_ONCE(sk->sk_state) != TCP_ESTABLISHED, &wait);
 		remove_wait_queue(sk_sleep(sk), &wait);
 		if (*timeo != MAX_SCHEDULE_TIMEOUT)
 			*timeo -= nap - left;
-		if (READ_ONCE(sk->sk_state) != TCP_ESTABLISHED)
+		/* shutdown() may have queued the FIN while we slept. */
+		if (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN ||
+		    READ_ONCE(sk->sk_state) != TCP_ESTABLISHED)
 			return -EPIPE;
 	}
 }

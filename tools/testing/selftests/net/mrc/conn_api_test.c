@@ -521,6 +521,20 @@ static void *recv_once(void *arg)
 	return NULL;
 }
 
+/* One blocking send() of LEN zero bytes, without SIGPIPE. */
+static void *send_once(void *arg)
+{
+	struct job *j = arg;
+	char *buf = calloc(1, j->len);
+
+	errno = ENOMEM;
+	j->ret = buf ? send(j->fd, buf, j->len, MSG_NOSIGNAL) : -1;
+	j->err = errno;
+	free(buf);
+	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
 /* One blocking accept(). */
 static void *accept_once(void *arg)
 {
@@ -2126,6 +2140,65 @@ TEST_F(seqpacket, too_big)
 	EXPECT_EQ(-1, recv(self->sfd, buf, big, MSG_DONTWAIT));
 	EXPECT_EQ(EAGAIN, errno);
 	free(buf);
+}
+
+/*
+ * net.mrc.mem, which is the host's (its table is the initial namespace's):
+ * set to VAL, the old value in OLD unless NULL.  0, or -1.
+ */
+static int mrc_mem_set(const char *val, char *old, size_t size)
+{
+	int ns = open("/proc/1/ns/net", O_RDONLY | O_CLOEXEC), err = -1;
+	FILE *f;
+
+	if (ns < 0)
+		return -1;
+	f = setns(ns, CLONE_NEWNET) ? NULL :
+	    fopen("/proc/sys/net/mrc/mem", "r+");
+	close(ns);
+	if (!f)
+		return -1;
+	if ((!old || fgets(old, size, f)) && fseek(f, 0, SEEK_SET) == 0 &&
+	    fprintf(f, "%s\n", val) > 0)
+		err = 0;
+	if (fclose(f))
+		err = -1;
+	return err;
+}
+
+/*
+ * A message waiting for memory (net.mrc.mem, here all taken) while another
+ * thread shuts the sending side down is not queued after the FIN, where
+ * the peer would drop it unread: its send() fails with EPIPE, and the
+ * peer reads the end.
+ */
+TEST_F(seqpacket, shutdown_while_send_waits)
+{
+	struct job j = { .fd = self->cfd, .len = 64 * KIB };
+	bool started, waited = false;
+	int shut, restored;
+	char old[128], buf[64];
+
+	ASSERT_EQ(0, set_timeout(self->cfd, SO_SNDTIMEO, STUCK_MS));
+	ASSERT_EQ(0, mrc_mem_set("1 1 1", old, sizeof(old)));
+	/* Whatever fails from here on, the host's limit comes back. */
+	started = !start(&j, send_once);
+	if (started) {
+		sleep_ms(300);
+		waited = !job_done(&j);
+	}
+	shut = shutdown(self->cfd, SHUT_WR);
+	restored = mrc_mem_set(old, NULL, 0);
+	ASSERT_EQ(0, restored);
+	ASSERT_TRUE(started);
+	ASSERT_EQ(0, finish(&j));
+	EXPECT_TRUE(waited) TH_LOG("the send did not wait for memory");
+	EXPECT_EQ(0, shut) TH_LOG("shutdown: %s", strerror(errno));
+	EXPECT_EQ(-1, j.ret) TH_LOG("the send gave %zd after the FIN", j.ret);
+	EXPECT_EQ(EPIPE, j.err);
+
+	ASSERT_EQ(0, set_timeout(self->sfd, SO_RCVTIMEO, STUCK_MS));
+	EXPECT_EQ(0, recv(self->sfd, buf, sizeof(buf), 0));
 }
 
 /****************************************************************************
