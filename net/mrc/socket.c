@@ -1083,10 +1083,21 @@ static int mrc_release(struct socket *sock)
 	if (sk->sk_state == TCP_LISTEN) {
 		mrc_listen_stop(msk);
 	} else if (msk->hashed && !msk->dead) {
+		bool unread;
+
+		/*
+		 * From here on, data that arrives resets the connection
+		 * (mrc_rcv_data()), as TCP's does: none is acknowledged
+		 * that nobody will read while the FIN goes out and
+		 * SO_LINGER waits.
+		 */
+		spin_lock_bh(&msk->lock);
+		unread = !skb_queue_empty(&sk->sk_receive_queue);
+		msk->closed = true;
+		spin_unlock_bh(&msk->lock);
 		/* Unread data, or linger 0: the peer must know it is lost. */
 		if ((sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime) ||
-		    !skb_queue_empty(&sk->sk_receive_queue) ||
-		    sk->sk_state != TCP_ESTABLISHED) {
+		    unread || sk->sk_state != TCP_ESTABLISHED) {
 			mrc_abort(msk, 0);
 		} else if (mrc_send_fin(msk)) {
 			mrc_abort(msk, 0);

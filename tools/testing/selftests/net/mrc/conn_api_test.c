@@ -535,6 +535,18 @@ static void *send_once(void *arg)
 	return NULL;
 }
 
+/* One close(), and how long it took in RET (ms). */
+static void *close_once(void *arg)
+{
+	struct job *j = arg;
+	double t0 = now_ms();
+
+	j->err = close(j->fd) ? errno : 0;
+	j->ret = now_ms() - t0;
+	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
 /* One blocking accept(). */
 static void *accept_once(void *arg)
 {
@@ -2144,7 +2156,7 @@ TEST_F(seqpacket, too_big)
 
 /*
  * net.mrc.mem, which is the host's (its table is the initial namespace's):
- * set to VAL, the old value in OLD unless NULL.  0, or -1.
+ * set to VAL unless NULL, the old value in OLD unless NULL.  0, or -1.
  */
 static int mrc_mem_set(const char *val, char *old, size_t size)
 {
@@ -2158,8 +2170,9 @@ static int mrc_mem_set(const char *val, char *old, size_t size)
 	close(ns);
 	if (!f)
 		return -1;
-	if ((!old || fgets(old, size, f)) && fseek(f, 0, SEEK_SET) == 0 &&
-	    fprintf(f, "%s\n", val) > 0)
+	if ((!old || fgets(old, size, f)) &&
+	    (!val || (fseek(f, 0, SEEK_SET) == 0 &&
+		      fprintf(f, "%s\n", val) > 0)))
 		err = 0;
 	if (fclose(f))
 		err = -1;
@@ -2199,6 +2212,39 @@ TEST_F(seqpacket, shutdown_while_send_waits)
 
 	ASSERT_EQ(0, set_timeout(self->sfd, SO_RCVTIMEO, STUCK_MS));
 	EXPECT_EQ(0, recv(self->sfd, buf, sizeof(buf), 0));
+}
+
+/*
+ * Data that arrives while close() lingers, with nobody left to read it,
+ * resets the connection, as TCP's does: the peer learns that it is lost,
+ * and close() ends.  The FIN waits meanwhile behind data that the peer,
+ * reading nothing, has no room for.
+ */
+TEST_F(stream, data_while_lingering)
+{
+	struct job c = { .fd = self->cfd };
+	struct linger l = { 1, 6 };
+	char buf[4096] = { 0 };
+	int i, ev;
+
+	ASSERT_EQ(0, set_int(self->sfd, SO_RCVBUF, 65536));
+	ASSERT_EQ(0, setsockopt(self->cfd, SOL_SOCKET, SO_LINGER, &l,
+				sizeof(l)));
+	for (i = 0; i < 128; i++)
+		ASSERT_EQ(sizeof(buf), send(self->cfd, buf, sizeof(buf),
+					    MSG_DONTWAIT));
+	ASSERT_EQ(0, start(&c, close_once));
+	self->cfd = -1;
+	sleep_ms(300);
+	EXPECT_FALSE(job_done(&c)) TH_LOG("close() did not linger");
+	ASSERT_EQ(1000, send(self->sfd, buf, 1000, 0));
+
+	ev = wait_events(self->sfd, POLLERR, 3000);
+	EXPECT_TRUE(ev & POLLERR) TH_LOG("peer: %s", events_str(ev));
+	EXPECT_EQ(ECONNRESET, get_int(self->sfd, SO_ERROR));
+	ASSERT_EQ(0, finish(&c));
+	EXPECT_EQ(0, c.err);
+	EXPECT_GT(4000, c.ret) TH_LOG("close() took %zd ms", c.ret);
 }
 
 /****************************************************************************
