@@ -408,9 +408,9 @@ struct mrc_conn_plane {
 	u32			retirements;
 	u32			probes;
 	u32			restores;
-	bool			doubt_due:1;
-	bool			silenced:1;
-	bool			back_unproven:1;
+	u8			doubt_due:1;
+	u8			silenced:1;
+	u8			back_unproven:1;
 	u8			probe_backoff;
 	u16			val_ev;
 	u64			ce_marks;
