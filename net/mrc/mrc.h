@@ -615,6 +615,8 @@ struct mrc_ev {
  * @close_deadline: an orphaned connection ends by then at the latest
  * @destroy_work: tears the connection down out of timer context
  * @synack_sent: SYN_ACKs a half-open connection sent
+ * @syn_credit: bytes of the SYNs it received that its SYN_ACKs have not
+ *	spent: they never add up to more than the SYNs (mrc_output_syn())
  * @parent: listener of a connection not yet accepted
  * @half_open: the client has not yet proved it received our SYN_ACK
  * @nr_half_open: half-open connections in @accept_queue (listener)
@@ -745,6 +747,7 @@ struct mrc_sock {
 	struct work_struct	destroy_work;
 
 	u8			synack_sent;
+	u16			syn_credit;
 	struct mrc_sock		*parent;
 	bool			half_open;
 	u32			nr_half_open;

@@ -1570,7 +1570,13 @@ void mrc_output_probe_answer(struct mrc_sock *msk, int id,
 		       &msk->planes[id].raddr);
 }
 
-/* SYN or SYN_ACK, on the plane of the handshake. */
+/*
+ * SYN or SYN_ACK, on the plane of the handshake.  A SYN_ACK goes to an
+ * address that proved nothing yet: only while the SYNs that came from it
+ * cover its bytes (&mrc_sock.syn_credit), so that a forged SYN gets its
+ * victim no more than it sent, whatever the number of our planes and
+ * however often the SYN_ACK is sent again.
+ */
 int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue)
 {
 	unsigned int body = MRC_SYN_BODY_LEN;
@@ -1596,6 +1602,13 @@ int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue)
 	hdr->psn = htonl(msk->next_psn++);
 	/* A repeated SYN_ACK may follow data: the start is what it tells. */
 	hdr->dsn = htonl(msk->snd_isn);
+	if (type == MRC_PKT_SYN_ACK) {
+		if (skb->len > msk->syn_credit) {
+			kfree_skb(skb);
+			return -ENOSPC;
+		}
+		msk->syn_credit -= skb->len;
+	}
 	mrc_queue_xmit(queue, skb, &msk->sk, msk->syn_plane, ntohs(hdr->ev),
 		       &msk->daddr);
 	return 0;

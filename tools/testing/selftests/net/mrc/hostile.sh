@@ -35,7 +35,9 @@
 #     right echo alone validates it;
 #  3. SYN floods from spoofed sources (backlog + 1, then 10 x backlog) at
 #     a listener: A is accepted within 2 s, no spoofed connection is
-#     accepted or left after 5 s, at most 4 SYN_ACKs per SYN; past 256
+#     accepted or left after 5 s, at most 4 SYN_ACKs per SYN and no more
+#     of their bytes than the SYNs' (B has a third plane meanwhile, so
+#     that four would be more); past 256
 #     half-open connections, SYNs are refused and counted (syn_dropped);
 #  4. RSTs and ACKs with the right ids, and ACKs that echo a PSN A sent,
 #     but wrong sequence numbers: RSTs outside the receiver's [snd_una,
@@ -76,6 +78,9 @@ BACKLOG=16
 ACCEPT_WITHIN=2
 HALF_OPEN_GONE=5
 SYNACK_PER_SYN=4
+# A SYN's UDP payload, padded to the largest SYN_ACK: what the SYN_ACKs
+# answering it may add up to at most.
+SYN_LEN=360
 HALF_OPEN_MAX=256
 BOUND_SYNS=400
 PROBES_PER_ENTRY=8
@@ -748,6 +753,13 @@ flood_run()
 {
 	local p fcap
 
+	# A third plane at B, on a device of its own: B's SYN_ACKs list three
+	# planes, 100 bytes, and four of them would outweigh a SYN.
+	ip -n "$B" link add dummy3 type dummy &&
+		ip -n "$B" addr add 10.0.3.2/24 dev dummy3 &&
+		ip -n "$B" link set dummy3 up &&
+		"$MRCCTL" -n "$B" plane add dev dummy3 id 3 addr 10.0.3.2 > /dev/null ||
+		mrc_fail "cannot add a third plane to B" || return 1
 	capture_start flood "$B" udp || return 1
 	fcap=$cap
 	for p in 1 2; do
@@ -779,6 +791,8 @@ flood_run()
 	done
 	capture_stop "$fcap"
 	python3 "$HOSTILE" judge-flood --pcap "$tmp/flood.pcap" > "$tmp/flood.judge"
+	"$MRCCTL" -n "$B" plane del id 3 > /dev/null
+	ip -n "$B" link del dummy3
 
 	# Past the bound on half-open connections, SYNs are refused, counted.
 	syn_before=$(ns_counter "$B" syn_dropped)
@@ -821,7 +835,7 @@ syn_bound()
 # accepted or is left, at most SYNACK_PER_SYN SYN_ACKs per spoofed SYN.
 flooded()
 {
-	local p=$1 a sent accepted_at spoof_acc left synack rc=0 dt
+	local p=$1 a sent accepted_at spoof_acc left synack bytes rc=0 dt
 
 	sent=$(awk '$1 == "sent" { n += $2 } END { print n + 0 }' "$tmp/flood$p.out")
 	a=$(addr "$p" A)
@@ -833,12 +847,13 @@ flooded()
 	left=$(jq -r '.[].peer_address' "$tmp/left.json" |
 		grep -cxF -f "$tmp/spoofed$p")
 	synack=$(awk -v p="$p" '$1 == "plane" && $2 == p { print $4 }' "$tmp/flood.judge")
+	bytes=$(awk -v p="$p" '$1 == "plane" && $2 == p { print $8 }' "$tmp/flood.judge")
 	if [ -n "$accepted_at" ]; then
 		dt=$(awk -v a="$accepted_at" -v b="${flood_t0[p]}" 'BEGIN { printf "%.2f", a - b }')
 	else
 		dt=never
 	fi
-	mrc_info "plane $p: $sent spoofed SYNs; A accepted after $dt s; $spoof_acc spoofed connections accepted, $left left after ${HALF_OPEN_GONE}+ s; $synack SYN_ACKs to spoofed sources"
+	mrc_info "plane $p: $sent spoofed SYNs; A accepted after $dt s; $spoof_acc spoofed connections accepted, $left left after ${HALF_OPEN_GONE}+ s; $synack SYN_ACKs to spoofed sources, $bytes bytes"
 	[ "$dt" != never ] && awk -v d="$dt" -v w="$ACCEPT_WITHIN" 'BEGIN { exit !(d <= w) }' ||
 		mrc_fail "A not accepted within $ACCEPT_WITHIN s" || rc=1
 	[ "$spoof_acc" = 0 ] || mrc_fail "$spoof_acc spoofed connections accepted" || rc=1
@@ -847,6 +862,9 @@ flooded()
 		grep -F -f "$tmp/spoofed$p" | head -n 5
 	[ -n "$synack" ] && [ "$synack" -le $((SYNACK_PER_SYN * sent)) ] ||
 		mrc_fail "$synack SYN_ACKs for $sent SYNs" || rc=1
+	[ -n "$bytes" ] && [ "$bytes" -le $((SYN_LEN * sent)) ] ||
+		mrc_fail "$bytes bytes of SYN_ACK for $sent SYNs of $SYN_LEN" ||
+		rc=1
 	grep -q "^conn 0 bytes 65536 " "$tmp/honest$p.out" &&
 		grep -q "^read [0-9]* $a 65536 " "$tmp/listener$p.out" ||
 		mrc_fail "A's 64 KiB did not arrive: $(cat "$tmp/honest$p.err")" || rc=1
@@ -1211,7 +1229,7 @@ one_case 2 "2: a peer that echoes B's last validation PROBE with a wrong challen
 case_t0=$SECONDS
 wanted 3 && flood_run
 mrc_info "(case 3, the floods: $((SECONDS - case_t0)) s)"
-one_case 3 "3: IPv4 SYN flood (backlog + 1, then 10 x backlog, spoofed): A accepted within ${ACCEPT_WITHIN} s, no spoofed connection accepted or left, <= $SYNACK_PER_SYN SYN_ACKs per SYN" \
+one_case 3 "3: IPv4 SYN flood (backlog + 1, then 10 x backlog, spoofed): A accepted within ${ACCEPT_WITHIN} s, no spoofed connection accepted or left, <= $SYNACK_PER_SYN SYN_ACKs per SYN, no more bytes than the SYNs" \
 	flooded 1
 one_case 3 "3: the same over IPv6" flooded 2
 one_case 3 "3: $BOUND_SYNS spoofed SYNs at one listener: at most $HALF_OPEN_MAX half-open, the rest counted in the namespace's syn_dropped" \

@@ -1566,10 +1566,12 @@ def cmd_judge_victim(args):
 
 
 def cmd_judge_flood(args):
-    """Case 3: SYN_ACKs from B to the spoofed addresses, per family."""
+    """Case 3: SYN_ACKs from B to the spoofed addresses, per family: how
+    many, and their bytes of UDP payload."""
     spoof = {a: p for p in PLANES for a in spoofed(p)}
     n = {p: 0 for p in PLANES}
     other = {p: 0 for p in PLANES}
+    size = {p: 0 for p in PLANES}
     for _, ptype, pkt in pcap(args.pcap):
         u = parse_ip(pkt)
         if not u:
@@ -1580,10 +1582,11 @@ def cmd_judge_flood(args):
         p = parse(payload)
         if p and p["type"] == SYN_ACK:
             n[spoof[dst]] += 1
+            size[spoof[dst]] += len(payload)
         else:
             other[spoof[dst]] += 1
     for p in PLANES:
-        say("plane", p, "synack", n[p], "other", other[p])
+        say("plane", p, "synack", n[p], "other", other[p], "bytes", size[p])
 
 
 # -- case 3: SYN flood ------------------------------------------------------
