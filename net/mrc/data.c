@@ -176,7 +176,9 @@ static int mrc_wait_sndbuf(struct mrc_sock *msk, int bytes, long *timeo)
 			err = -EPIPE;
 			break;
 		}
-		if (mrc_sndbuf_free(msk) >= bytes)
+		/* One packet goes whatever the buffer: mrc_writable(). */
+		if (mrc_sndbuf_free(msk) >= bytes ||
+		    !READ_ONCE(sk->sk_wmem_queued))
 			break;
 		if (!*timeo) {
 			err = -EAGAIN;
@@ -190,6 +192,7 @@ static int mrc_wait_sndbuf(struct mrc_sock *msk, int bytes, long *timeo)
 		/* Pairs with mrc_write_space(): room freed now is seen. */
 		smp_mb__after_atomic();
 		sk_wait_event(sk, timeo, mrc_sndbuf_free(msk) >= bytes ||
+			      !READ_ONCE(sk->sk_wmem_queued) ||
 			      READ_ONCE(sk->sk_err) ||
 			      READ_ONCE(sk->sk_state) != TCP_ESTABLISHED, &wait);
 	}
@@ -316,7 +319,7 @@ static int mrc_sendmsg_locked(struct socket *sock, struct msghdr *msg,
 		err = mrc_wait_sndbuf(msk, truesize, &timeo);
 		if (err)
 			break;
-		room = mrc_sndbuf_free(msk) / truesize;
+		room = max(mrc_sndbuf_free(msk) / truesize, 1);
 		n = min_t(size_t, len - sent, (size_t)min(room, 64) * mss);
 		cost = DIV_ROUND_UP(n, mss) * truesize;
 		err = mrc_reserve_mem(msk, cost, &timeo);

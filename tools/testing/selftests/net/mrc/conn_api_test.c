@@ -2215,6 +2215,56 @@ TEST_F(seqpacket, shutdown_while_send_waits)
 }
 
 /*
+ * Over net.mrc.mem[0] and [1] (here 1 page), and under [2], the core
+ * shrinks a stream's send buffer as it sends, and the stream goes on a
+ * packet at a time; once memory is back under the limits, the next
+ * acknowledgments give the buffer, which the user did not set, its default
+ * again (net.mrc.wmem[1]).  (Over [2], the receiver would take nothing.)
+ */
+TEST_F(stream, sndbuf_after_pressure)
+{
+	struct job r = { .fd = self->sfd, .len = 256 * KIB, .seed = 13 };
+	int before, during, after, restored;
+	const size_t half = 128 * KIB;
+	char old[128], soft[64], *end;
+	long hard;
+	ssize_t n1, n2;
+	char *buf;
+
+	buf = malloc(half);
+	ASSERT_NE(NULL, buf);
+	before = get_int(self->cfd, SO_SNDBUF);
+	ASSERT_EQ(0, set_timeout(self->cfd, SO_SNDTIMEO, STUCK_MS));
+	ASSERT_EQ(0, mrc_mem_set(NULL, old, sizeof(old)));
+	hard = strtol(old, &end, 10);
+	hard = strtol(end, &end, 10);
+	hard = strtol(end, &end, 10);
+	ASSERT_LT(0, hard) TH_LOG("net.mrc.mem: %s", old);
+	snprintf(soft, sizeof(soft), "1 1 %ld", hard);
+	ASSERT_EQ(0, start(&r, receiver));
+	ASSERT_EQ(0, mrc_mem_set(soft, NULL, 0));
+	fill(buf, half, 0, 13);
+	n1 = send_all(self->cfd, buf, half, 0);
+	during = get_int(self->cfd, SO_SNDBUF);
+	restored = mrc_mem_set(old, NULL, 0);
+	ASSERT_EQ(0, restored);
+	fill(buf, half, half, 13);
+	n2 = send_all(self->cfd, buf, half, 0);
+	ASSERT_EQ(0, finish(&r));
+	after = get_int(self->cfd, SO_SNDBUF);
+	free(buf);
+
+	EXPECT_EQ(half, n1);
+	EXPECT_EQ(half, n2);
+	EXPECT_EQ(2 * half, r.ret) TH_LOG("read: %s", strerror(r.err));
+	EXPECT_EQ((size_t)-1, r.bad);
+	EXPECT_GT(before, during) TH_LOG("the buffer did not shrink");
+	EXPECT_EQ(before, after)
+		TH_LOG("SO_SNDBUF %d before the pressure, %d in it, %d after",
+		       before, during, after);
+}
+
+/*
  * Data that arrives while close() lingers, with nobody left to read it,
  * resets the connection, as TCP's does: the peer learns that it is lost,
  * and close() ends.  The FIN waits meanwhile behind data that the peer,
