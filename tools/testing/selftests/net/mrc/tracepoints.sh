@@ -508,7 +508,8 @@ link_busy()
 # ev_marks: half the EVs of plane 1 cross a slow link that marks CE under
 # a transfer (mark_link odd).  Per EV: "ev PLANE PORT STATE losses N
 # tx_packets N ..." of mrc_sockinfo, the packets sent while the link marked
-# (the difference of two).  Of the rounds
+# (the difference of two; an EV drawn meanwhile, as after a second without
+# traffic, is left out: its count is its lifetime's).  Of the rounds
 # that heard marks, at most a quarter judge them of a queue that plane
 # 1's EVs share, or cut its window.  The link drops nothing for not
 # being ECN-capable: the probes of EVs retired meanwhile are, too.
@@ -520,6 +521,7 @@ ev_marks()
 	marked_xfer odd || return 1
 	read -r rounds shared cut <<< "$(ce_rounds)"
 	out=$(awk 'FNR == NR { if ($1 == "ev") before[$2, $3] = $8; next }
+		   $1 == "ev" && !(($2, $3) in before) { next }
 		   $1 == "ev" { $8 -= before[$2, $3] }
 		   $1 == "ev" && $2 == 1 && $3 % 2 { s += $8; n++ }
 		   $1 == "ev" && $2 == 1 && !($3 % 2) { f += $8; m++ }
