@@ -256,6 +256,14 @@ static int mrc_nl_get_plane(struct mrc_net *mn, struct genl_info *info,
 				return PTR_ERR(dev);
 			plane = mrc_plane_find(mn, -1, dev);
 		}
+		/*
+		 * A device of the name that is no plane: a plane may wait for
+		 * the name still, as when the device came back without the
+		 * address it needs.
+		 */
+		if (!plane && !pending && ifname &&
+		    !info->attrs[MRC_PLANE_ATTR_IFINDEX])
+			pending = mrc_plane_pending_find(mn, -1, name);
 	}
 
 	if (!plane && !pending) {
@@ -304,6 +312,11 @@ static struct mrc_plane *mrc_nl_find_plane_rcu(struct mrc_net *mn,
 	list_for_each_entry_rcu(plane, &mn->planes, list)
 		if (plane->dev == dev)
 			return plane;
+	/* As mrc_nl_get_plane(): a plane may wait for the device's name. */
+	if (!ifindex) {
+		nla_strscpy(name, ifname, sizeof(name));
+		*pendingp = mrc_plane_pending_find(mn, -1, name);
+	}
 	return NULL;
 }
 

@@ -268,6 +268,10 @@ auto_address()
 		ip -n "$A" link set veth2 up && ip -n "$B" link set veth2 up || return 1
 	state_is "$A" 2 no-device || mrc_fail "back without an address: $(ctl "$A" plane show)" ||
 		return 1
+	# A device of the name that is no plane: the waiting plane answers to it.
+	mrc_expect "plane show dev veth2" \
+		"$(ctl "$A" -j plane show dev veth2 | jq -r '.[0].state')" no-device ||
+		return 1
 	# shellcheck disable=SC2086 # $opt is empty or one option
 	ip -n "$A" addr add "$(addr 2 9)/$len" dev veth2 $opt || return 1
 	wait_state "$A" 2 up || return 1
@@ -292,7 +296,7 @@ for fam in 4 6; do
 	mrc_check "IPv$fam: pair made again: plane 2 back, same id, new ifindex, up" pair_back
 	mrc_check "IPv$fam: a transfer outlives plane 2's devices going and coming back" transfer
 	mrc_check "IPv$fam: plane del of waiting planes, by id and by name" del_waiting
-	mrc_check "IPv$fam: a plane that picked its address picks the new device's" auto_address
+	mrc_check "IPv$fam: a plane that picked its address picks the new device's; by name, it shows while it waits" auto_address
 	mrc_check "IPv$fam: monitor lines well formed" monitor_lines
 done
 
