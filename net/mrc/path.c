@@ -117,12 +117,16 @@ int mrc_path_pick_plane(struct mrc_sock *msk, int avoid, bool strict)
  */
 struct mrc_ev *mrc_path_next_ev(struct mrc_conn_plane *cp, u16 avoid)
 {
-	struct mrc_ev *avoided = NULL, *next = NULL, *ev;
-	u32 i, at = 0;
+	struct mrc_ev *avoided = NULL, *ev;
 	u8 least = U8_MAX;
+	u32 start, i, at;
 
+	if (!cp->nr_evs)
+		return NULL;
+	/* In range, so that one pass meets each EV once. */
+	start = cp->next_ev % cp->nr_evs;
 	for (i = 0; i < cp->nr_evs; i++) {
-		ev = &cp->evs[cp->next_ev++ % cp->nr_evs];
+		ev = &cp->evs[(start + i) % cp->nr_evs];
 		if (ev->state != MRC_EV_ACTIVE)
 			continue;
 		if (ev->port == avoid) {
@@ -131,24 +135,25 @@ struct mrc_ev *mrc_path_next_ev(struct mrc_conn_plane *cp, u16 avoid)
 			avoided = ev;
 			continue;
 		}
-		if (!ev->skip)
+		if (!ev->skip) {
+			cp->next_ev = (start + i + 1) % cp->nr_evs;
 			return ev;
+		}
 		least = min_t(u8, least, --ev->skip);
 	}
 	if (least == U8_MAX)
 		return avoided;
+	at = cp->nr_evs;
 	for (i = 0; i < cp->nr_evs; i++) {
-		ev = &cp->evs[(cp->next_ev + i) % cp->nr_evs];
+		ev = &cp->evs[(start + i) % cp->nr_evs];
 		if (ev->state != MRC_EV_ACTIVE || ev->port == avoid)
 			continue;
 		ev->skip -= least;
-		if (!ev->skip && !next) {
-			next = ev;
+		if (!ev->skip && at == cp->nr_evs)
 			at = i;
-		}
 	}
-	cp->next_ev += at + 1;
-	return next;
+	cp->next_ev = (start + at + 1) % cp->nr_evs;
+	return &cp->evs[(start + at) % cp->nr_evs];
 }
 
 static u64 mrc_path_probe_interval(const struct mrc_conn_plane *cp, u8 shift)
