@@ -521,8 +521,14 @@ void mrc_path_probe_answered(struct mrc_sock *msk, const struct mrc_ack *ack,
 	for (id = 0; id < msk->nr_planes; id++) {
 		cp = &msk->planes[id];
 		if (!(msk->plane_mask & BIT(id)) || cp->validated ||
-		    !cp->val_tries || !cp->val_next || psn != cp->val_psn)
+		    !cp->val_tries || !cp->val_next)
 			continue;
+		if (psn != cp->val_psn) {
+			/* An earlier probe of the series says nothing. */
+			if (ntohs(ack->echo_ev) == cp->val_ev)
+				return;
+			continue;
+		}
 		cp->val_next = 0;
 		if (dsn == cp->val_challenge &&
 		    ntohs(ack->echo_ev) == cp->val_ev) {
@@ -601,6 +607,7 @@ static bool mrc_path_validating(struct mrc_sock *msk, int id, u64 now)
 void mrc_path_validate(struct mrc_sock *msk, u64 now,
 		       struct sk_buff_head *queue)
 {
+	struct mrc_conn_plane *other;
 	int id;
 
 	for (id = 0; id < msk->nr_planes; id++) {
@@ -621,7 +628,10 @@ void mrc_path_validate(struct mrc_sock *msk, u64 now,
 		}
 		if (!cp->val_tries) {
 			cp->val_challenge = get_random_u32();
-			cp->val_ev = mrc_random_ev();
+			/* Not an EV in use: its answers restore nothing. */
+			do {
+				cp->val_ev = mrc_random_ev();
+			} while (mrc_path_find_ev(msk, cp->val_ev, &other));
 		}
 		cp->val_psn = mrc_output_probe_ev(msk, id, cp->val_ev,
 						  cp->val_challenge,
