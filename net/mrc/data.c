@@ -158,6 +158,28 @@ int mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts,
 	return err;
 }
 
+/*
+ * Over net.mrc.mem[0], the core shrinks a stream's send buffer at each
+ * send that needs memory (sk_stream_moderate_sndbuf(), down to half of
+ * what is queued), and nothing there gives it back: the socket would keep
+ * a few packets' worth for its life.  Once MRC's memory is under that
+ * limit again, a buffer the user did not set returns to net.mrc.wmem[1].
+ * In sendmsg(), under the socket lock, as setsockopt(SO_SNDBUF) and the
+ * sends that shrink the buffer (mrc_reserve_mem()).
+ */
+static void mrc_sndbuf_regrow(struct sock *sk)
+{
+	int want = READ_ONCE(sysctl_mrc_wmem[1]);
+
+	if (sk->sk_type != SOCK_STREAM ||
+	    sk->sk_userlocks & SOCK_SNDBUF_LOCK ||
+	    READ_ONCE(sk->sk_sndbuf) >= want ||
+	    atomic_long_read(&mrc_memory_allocated) >
+	    READ_ONCE(sysctl_mrc_mem[0]))
+		return;
+	WRITE_ONCE(sk->sk_sndbuf, want);
+}
+
 /* Wait until @bytes fit in the send buffer, or an error. */
 static int mrc_wait_sndbuf(struct mrc_sock *msk, int bytes, long *timeo)
 {
@@ -167,6 +189,7 @@ static int mrc_wait_sndbuf(struct mrc_sock *msk, int bytes, long *timeo)
 
 	add_wait_queue(sk_sleep(sk), &wait);
 	for (;;) {
+		mrc_sndbuf_regrow(sk);
 		if (sk->sk_err) {
 			err = sock_error(sk);
 			break;

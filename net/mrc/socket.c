@@ -310,27 +310,6 @@ static bool mrc_writable(const struct mrc_sock *msk)
 }
 
 /*
- * Over net.mrc.mem[0], the core shrinks a stream's send buffer at each
- * send that needs memory (sk_stream_moderate_sndbuf(), down to half of
- * what is queued), and nothing there gives it back: the socket would keep
- * a few packets' worth for its life.  Once MRC's memory is under that
- * limit again, a buffer the user did not set returns to net.mrc.wmem[1].
- * Under msk->lock, as the sends that shrink it.
- */
-static void mrc_sndbuf_regrow(struct sock *sk)
-{
-	int want = READ_ONCE(sysctl_mrc_wmem[1]);
-
-	if (sk->sk_type != SOCK_STREAM ||
-	    sk->sk_userlocks & SOCK_SNDBUF_LOCK ||
-	    READ_ONCE(sk->sk_sndbuf) >= want ||
-	    atomic_long_read(&mrc_memory_allocated) >
-	    READ_ONCE(sysctl_mrc_mem[0]))
-		return;
-	WRITE_ONCE(sk->sk_sndbuf, want);
-}
-
-/*
  * Acknowledged data freed room: wake a writer that found none (it set
  * SOCK_NOSPACE), not the reader that shares the wait queue.  An error, the
  * end of the connection or an acknowledged FIN (SO_LINGER) wakes everyone.
@@ -342,7 +321,6 @@ static void mrc_write_space(struct sock *sk)
 	struct socket_wq *wq;
 
 	if (!sk->sk_err && !msk->dead && !msk->fin_acked) {
-		mrc_sndbuf_regrow(sk);
 		/* Pairs with the barrier after setting SOCK_NOSPACE. */
 		smp_mb();
 		if (!sock || !test_bit(SOCK_NOSPACE, &sock->flags) ||
