@@ -694,7 +694,8 @@ static void mrc_rcv_syn(struct mrc_net *mn, struct mrc_plane *plane,
 		/* A repeated SYN: our SYN_ACK was lost. */
 		spin_lock_nested(&child->lock, SINGLE_DEPTH_NESTING);
 		child->syn_credit = min_t(u32, child->syn_credit +
-					  sizeof(*hdr) + skb->len, U16_MAX);
+					  MRC_SYN_AMPLIFY *
+					  (sizeof(*hdr) + skb->len), U16_MAX);
 		if (!child->dead && child->sk.sk_state == TCP_SYN_RECV &&
 		    child->synack_sent < MRC_SYNACK_MAX &&
 		    !mrc_output_syn(child, MRC_PKT_SYN_ACK, &queue)) {

@@ -615,8 +615,9 @@ struct mrc_ev {
  * @close_deadline: an orphaned connection ends by then at the latest
  * @destroy_work: tears the connection down out of timer context
  * @synack_sent: SYN_ACKs a half-open connection sent
- * @syn_credit: bytes of the SYNs it received that its SYN_ACKs have not
- *	spent: they never add up to more than the SYNs (mrc_output_syn())
+ * @syn_credit: bytes its SYN_ACKs may still take: %MRC_SYN_AMPLIFY
+ *	times those of the SYNs it received, less those sent
+ *	(mrc_output_syn())
  * @parent: listener of a connection not yet accepted
  * @half_open: the client has not yet proved it received our SYN_ACK
  * @nr_half_open: half-open connections in @accept_queue (listener)
@@ -863,6 +864,14 @@ static inline bool mrc_conn_outstanding(const struct mrc_sock *msk)
 #define MRC_VALIDATE_RETRY_NS	(1ULL * NSEC_PER_SEC)
 #define MRC_PSN_WINDOW		BIT(24)	/* echoes accepted, back from next_psn */
 #define MRC_SYNACK_MAX		4	/* per half-open connection */
+/*
+ * Bytes of SYN_ACK a half-open connection may send per byte of SYN it
+ * received: three, as QUIC's servers before they validate an address.
+ * One would leave a listener of many planes no resend by its timer, which
+ * a client that lost its ACK of the SYN_ACK and waits for the server to
+ * speak first needs.
+ */
+#define MRC_SYN_AMPLIFY		3
 #define MRC_ACK_DELAY_APP_NS	(500 * NSEC_PER_USEC)
 #define MRC_RTO_INIT_NS		(20 * NSEC_PER_MSEC)
 #define MRC_TIMER_MIN_NS	(10 * NSEC_PER_USEC)

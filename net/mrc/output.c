@@ -1573,9 +1573,10 @@ void mrc_output_probe_answer(struct mrc_sock *msk, int id,
 /*
  * SYN or SYN_ACK, on the plane of the handshake.  A SYN_ACK goes to an
  * address that proved nothing yet: only while the SYNs that came from it
- * cover its bytes (&mrc_sock.syn_credit), so that a forged SYN gets its
- * victim no more than it sent, whatever the number of our planes and
- * however often the SYN_ACK is sent again.
+ * cover its bytes %MRC_SYN_AMPLIFY times (&mrc_sock.syn_credit), so that
+ * a forged SYN gets its victim no more than three times what it sent,
+ * whatever the number of our planes and however often the SYN_ACK is
+ * sent again.
  */
 int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue)
 {

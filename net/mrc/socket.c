@@ -645,7 +645,8 @@ struct mrc_sock *mrc_sock_create_child(struct mrc_sock *lmsk, int plane_id,
 	if (mrc_conn_hash(msk))
 		goto err_put;
 	spin_lock_nested(&msk->lock, SINGLE_DEPTH_NESTING);
-	msk->syn_credit = min_t(u32, sizeof(*hdr) + len, U16_MAX);
+	msk->syn_credit = min_t(u32, MRC_SYN_AMPLIFY * (sizeof(*hdr) + len),
+				U16_MAX);
 	err = mrc_output_syn(msk, MRC_PKT_SYN_ACK, queue);
 	if (!err) {
 		msk->synack_sent = 1;

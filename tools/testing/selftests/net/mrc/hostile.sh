@@ -36,8 +36,8 @@
 #  3. SYN floods from spoofed sources (backlog + 1, then 10 x backlog) at
 #     a listener: A is accepted within 2 s, no spoofed connection is
 #     accepted or left after 5 s, at most 4 SYN_ACKs per SYN and no more
-#     of their bytes than the SYNs' (B has a third plane meanwhile, so
-#     that four would be more); past 256
+#     of their bytes than three times the SYNs' (B has 12 planes
+#     meanwhile, so that four would be more); past 256
 #     half-open connections, SYNs are refused and counted (syn_dropped);
 #  4. RSTs and ACKs with the right ids, and ACKs that echo a PSN A sent,
 #     but wrong sequence numbers: RSTs outside the receiver's [snd_una,
@@ -78,9 +78,13 @@ BACKLOG=16
 ACCEPT_WITHIN=2
 HALF_OPEN_GONE=5
 SYNACK_PER_SYN=4
-# A SYN's UDP payload, padded to the largest SYN_ACK: what the SYN_ACKs
-# answering it may add up to at most.
+# A SYN's UDP payload, padded to the largest SYN_ACK, and how many times
+# that the SYN_ACKs answering it may add up to at most (as QUIC's servers
+# before they validate an address).  B has $B_PLANES planes during the
+# floods, so that its SYN_ACKs would add up to more if all four went.
 SYN_LEN=360
+SYN_AMPLIFY=3
+B_PLANES=12
 HALF_OPEN_MAX=256
 BOUND_SYNS=400
 PROBES_PER_ENTRY=8
@@ -528,11 +532,19 @@ malformed()
 ############################################################################
 # 2. A malicious client announcing other hosts' planes.
 
+# malclient_run [guess]: B writes 64 KiB to each connection of M's
+# malicious client (mrc_hostile.py malclient; with "guess", its guessing
+# peers, the bridges turned hubs meanwhile so that M sees B's validation
+# PROBEs to V), with V and B captured; the judge's lines in
+# $tmp/judge.out, B's ValidationRefused before and after in $refused0 and
+# $refused1.
 malclient_run()
 {
-	local vcap bcap sampler rc=0
+	local vcap bcap sampler rc=0 opts=()
 
+	[ "${1:-}" = guess ] && opts=(--guess --seed 9)
 	port=$((port + 1))
+	refused0=$(mrc_counter "$B" ValidationRefused)
 	capture_start victim "$V" udp || return 1
 	vcap=$cap
 	capture_start server "$B" udp || return 1
@@ -547,13 +559,16 @@ malclient_run()
 		mv "$tmp/b-conns.new" "$tmp/b-conns.last"
 	done &
 	sampler=$!
-	ip netns exec "$M" python3 "$HOSTILE" malclient --port "$port" \
-		--bytes 65536 --timeout "$MAL_TIMEOUT" --out "$tmp/conns.json" \
-		> "$tmp/mal.out" 2> "$tmp/mal.err" ||
-		{ mrc_fail "malclient: $(cat "$tmp/mal.err")"; rc=1; }
+	[ "${1:-}" = guess ] && hub on
+	ip netns exec "$M" python3 "$HOSTILE" malclient "${opts[@]}" \
+		--port "$port" --bytes 65536 --timeout "$MAL_TIMEOUT" \
+		--out "$tmp/conns.json" > "$tmp/mal.out" 2> "$tmp/mal.err" ||
+		{ mrc_fail "malclient ${opts[*]}: $(cat "$tmp/mal.err")"; rc=1; }
+	[ "${1:-}" = guess ] && hub off
 	kill "$sampler" 2> /dev/null
 	wait "$sampler" 2> /dev/null
 	"$MRCCTL" -n "$B" conn show > "$tmp/b-conns.txt" 2>&1
+	refused1=$(mrc_counter "$B" ValidationRefused)
 	sleep 1
 	capture_stop "$vcap"
 	capture_stop "$bcap"
@@ -675,43 +690,6 @@ refused()
 	return "$rc"
 }
 
-# guess_run: the guessing peers of malclient --guess, with the bridges
-# turned hubs so that M sees B's validation PROBEs to V; V's and B's
-# captures, judged as malclient_run's, and B's ValidationRefused before
-# and after in $refused0 and $refused1.
-guess_run()
-{
-	local vcap bcap rc=0
-
-	port=$((port + 1))
-	refused0=$(mrc_counter "$B" ValidationRefused)
-	capture_start victim "$V" udp || return 1
-	vcap=$cap
-	capture_start server "$B" udp || return 1
-	bcap=$cap
-	start_server writer "$B" python3 "$HOSTILE" server --port "$port" \
-		--mode write --bytes 65536 || return 1
-	writer=$pid
-	hub on
-	ip netns exec "$M" python3 "$HOSTILE" malclient --guess --seed 9 \
-		--port "$port" --bytes 65536 --timeout "$MAL_TIMEOUT" --out "$tmp/conns.json" \
-		> "$tmp/mal.out" 2> "$tmp/mal.err" ||
-		{ mrc_fail "malclient --guess: $(cat "$tmp/mal.err")"; rc=1; }
-	hub off
-	"$MRCCTL" -n "$B" conn show > "$tmp/b-conns.txt" 2>&1
-	refused1=$(mrc_counter "$B" ValidationRefused)
-	sleep 1
-	capture_stop "$vcap"
-	capture_stop "$bcap"
-	kill "$writer" 2> /dev/null
-	[ "$rc" = 0 ] || return 1
-	python3 "$HOSTILE" judge-victim --conns "$tmp/conns.json" \
-		--victim "$tmp/victim.pcap" --server "$tmp/server.pcap" > "$tmp/judge.out" ||
-		{ mrc_fail "judge-victim failed"; return 1; }
-	mrc_show "$tmp/mal.out"
-	mrc_show "$tmp/judge.out"
-}
-
 # guessed: B sent V DATA of the connections that echoed its validation
 # PROBEs rightly at once ("answer": the echo the guessers try to forge
 # validates), and none of those that echoed one wrongly first ("guess"),
@@ -753,13 +731,18 @@ flood_run()
 {
 	local p fcap
 
-	# A third plane at B, on a device of its own: B's SYN_ACKs list three
-	# planes, 100 bytes, and four of them would outweigh a SYN.
-	ip -n "$B" link add dummy3 type dummy &&
-		ip -n "$B" addr add 10.0.3.2/24 dev dummy3 &&
-		ip -n "$B" link set dummy3 up &&
-		"$MRCCTL" -n "$B" plane add dev dummy3 id 3 addr 10.0.3.2 > /dev/null ||
-		mrc_fail "cannot add a third plane to B" || return 1
+	# Ten more planes at B, on veth pairs of its own (the suite's kernels
+	# need no other device type): B's SYN_ACKs list 12 planes, 280 bytes,
+	# and four of them would outweigh three SYNs.
+	for p in $(seq 3 "$B_PLANES"); do
+		ip -n "$B" link add "extra$p" type veth peer name "extrapeer$p" &&
+			ip -n "$B" addr add "10.0.$p.2/24" dev "extra$p" &&
+			ip -n "$B" link set "extra$p" up &&
+			ip -n "$B" link set "extrapeer$p" up &&
+			"$MRCCTL" -n "$B" plane add dev "extra$p" id "$p" \
+				addr "10.0.$p.2" > /dev/null ||
+			mrc_fail "cannot add plane $p to B" || return 1
+	done
 	capture_start flood "$B" udp || return 1
 	fcap=$cap
 	for p in 1 2; do
@@ -791,8 +774,10 @@ flood_run()
 	done
 	capture_stop "$fcap"
 	python3 "$HOSTILE" judge-flood --pcap "$tmp/flood.pcap" > "$tmp/flood.judge"
-	"$MRCCTL" -n "$B" plane del id 3 > /dev/null
-	ip -n "$B" link del dummy3
+	for p in $(seq 3 "$B_PLANES"); do
+		"$MRCCTL" -n "$B" plane del id "$p" > /dev/null
+		ip -n "$B" link del "extra$p"
+	done
 
 	# Past the bound on half-open connections, SYNs are refused, counted.
 	syn_before=$(ns_counter "$B" syn_dropped)
@@ -862,7 +847,7 @@ flooded()
 		grep -F -f "$tmp/spoofed$p" | head -n 5
 	[ -n "$synack" ] && [ "$synack" -le $((SYNACK_PER_SYN * sent)) ] ||
 		mrc_fail "$synack SYN_ACKs for $sent SYNs" || rc=1
-	[ -n "$bytes" ] && [ "$bytes" -le $((SYN_LEN * sent)) ] ||
+	[ -n "$bytes" ] && [ "$bytes" -le $((SYN_AMPLIFY * SYN_LEN * sent)) ] ||
 		mrc_fail "$bytes bytes of SYN_ACK for $sent SYNs of $SYN_LEN" ||
 		rc=1
 	grep -q "^conn 0 bytes 65536 " "$tmp/honest$p.out" &&
@@ -1222,14 +1207,14 @@ one_case 2 "2: $SPOOFED_PROBES padded PROBEs from V's address on a plane naming 
 one_case 2 "2: a SYN whose own plane entry is not its source address is refused (IPv4, IPv6)" \
 	refused
 case_t0=$SECONDS
-wanted 2 && guess_run
+wanted 2 && malclient_run guess
 mrc_info "(case 2, the guessing peers: $((SECONDS - case_t0)) s)"
 one_case 2 "2: a peer that echoes B's last validation PROBE with a wrong challenge first gets its plane refused, V no DATA; the right echo alone validates (IPv4, IPv6)" \
 	guessed
 case_t0=$SECONDS
 wanted 3 && flood_run
 mrc_info "(case 3, the floods: $((SECONDS - case_t0)) s)"
-one_case 3 "3: IPv4 SYN flood (backlog + 1, then 10 x backlog, spoofed): A accepted within ${ACCEPT_WITHIN} s, no spoofed connection accepted or left, <= $SYNACK_PER_SYN SYN_ACKs per SYN, no more bytes than the SYNs" \
+one_case 3 "3: IPv4 SYN flood (backlog + 1, then 10 x backlog, spoofed): A accepted within ${ACCEPT_WITHIN} s, no spoofed connection accepted or left, <= $SYNACK_PER_SYN SYN_ACKs per SYN, <= $SYN_AMPLIFY times the SYNs' bytes" \
 	flooded 1
 one_case 3 "3: the same over IPv6" flooded 2
 one_case 3 "3: $BOUND_SYNS spoofed SYNs at one listener: at most $HALF_OPEN_MAX half-open, the rest counted in the namespace's syn_dropped" \
