@@ -2270,7 +2270,7 @@ TEST_F(stream, sndbuf_after_pressure)
  * and close() ends.  The FIN waits meanwhile behind data that the peer,
  * reading nothing, has no room for.
  */
-TEST_F(stream, data_while_lingering)
+TEST_F_TIMEOUT(stream, data_while_lingering, 120)
 {
 	struct job c = { .fd = self->cfd };
 	struct linger l = { 1, 6 };
