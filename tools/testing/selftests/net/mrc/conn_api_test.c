@@ -2183,11 +2183,13 @@ static int mrc_mem_set(const char *val, char *old, size_t size)
  * A message waiting for memory (net.mrc.mem, here all taken) while another
  * thread shuts the sending side down is not queued after the FIN, where
  * the peer would drop it unread: its send() fails with EPIPE, and the
- * peer reads the end.
+ * peer reads the end.  The message is large enough (some 1,900 pages) that
+ * its charge reaches the global count at once, past the per-CPU reserves
+ * (about 1 MB a CPU) that keep small ones from it.
  */
 TEST_F(seqpacket, shutdown_while_send_waits)
 {
-	struct job j = { .fd = self->cfd, .len = 64 * KIB };
+	struct job j = { .fd = self->cfd, .len = 4 * MIB };
 	bool started, waited = false;
 	int shut, restored;
 	char old[128], buf[64];
@@ -2218,19 +2220,29 @@ TEST_F(seqpacket, shutdown_while_send_waits)
  * Over net.mrc.mem[0] and [1] (here 1 page), and under [2], the core
  * shrinks a stream's send buffer as it sends, and the stream goes on a
  * packet at a time; once memory is back under the limits, the next
- * acknowledgments give the buffer, which the user did not set, its default
- * again (net.mrc.wmem[1]).  (Over [2], the receiver would take nothing.)
+ * sends give the buffer, which the user did not set, its default again
+ * (net.mrc.wmem[1]).  (Over [2], the receiver would take nothing.)  A
+ * message of 4 MiB on a second connection, whose peer reads nothing,
+ * holds memory meanwhile: the global count, which per-CPU reserves of
+ * about 1 MB a CPU keep small charges from, is then surely over 1 page.
  */
 TEST_F(stream, sndbuf_after_pressure)
 {
 	struct job r = { .fd = self->sfd, .len = 256 * KIB, .seed = 13 };
-	int before, during, after, restored;
+	int before, during, after, restored, held[3];
 	const size_t half = 128 * KIB;
 	char old[128], soft[64], *end;
+	unsigned short port;
 	long hard;
 	ssize_t n1, n2;
 	char *buf;
 
+	connect_pair(_metadata, SOCK_SEQPACKET, variant->family, &held[0],
+		     &held[1], &held[2], &port);
+	buf = calloc(1, 4 * MIB);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(4 * MIB, send(held[1], buf, 4 * MIB, 0));
+	free(buf);
 	buf = malloc(half);
 	ASSERT_NE(NULL, buf);
 	before = get_int(self->cfd, SO_SNDBUF);
@@ -2253,6 +2265,7 @@ TEST_F(stream, sndbuf_after_pressure)
 	ASSERT_EQ(0, finish(&r));
 	after = get_int(self->cfd, SO_SNDBUF);
 	free(buf);
+	close_fds(held, 3);
 
 	EXPECT_EQ(half, n1);
 	EXPECT_EQ(half, n2);
