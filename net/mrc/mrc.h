@@ -802,13 +802,13 @@ struct mrc_skb_cb {
 
 #define MRC_SKB_CB(skb)	((struct mrc_skb_cb *)(skb)->cb)
 
-/* Before, modulo 2^32, as for TCP sequence numbers. */
 /* An EV drawn at random from the whole range. */
 static inline u16 mrc_random_ev(void)
 {
 	return MRC_EV_MIN + get_random_u32_below(U16_MAX - MRC_EV_MIN + 1);
 }
 
+/* Before, modulo 2^32, as for TCP sequence numbers. */
 static inline bool mrc_before(u32 a, u32 b)
 {
 	return (s32)(a - b) < 0;
