@@ -68,7 +68,10 @@ struct sk_buff **mrc_conn_snd_ring_alloc(struct mrc_sock *msk, u32 *size,
 			mrc_snd_truesize(msk));
 
 	*size = mrc_conn_ring_size(buf, mrc_snd_truesize(msk));
-	return kvcalloc(*size, sizeof(struct sk_buff *), gfp | __GFP_ACCOUNT);
+	/* The slots, then their map (mrc_snd_map()). */
+	return kvzalloc(*size * sizeof(struct sk_buff *) +
+			BITS_TO_LONGS(*size) * sizeof(unsigned long),
+			gfp | __GFP_ACCOUNT);
 }
 
 /* True if the connection has a send ring, @spare's or its own. */
@@ -679,6 +682,7 @@ void mrc_conn_purge(struct mrc_sock *msk)
 		if (!skb)
 			continue;
 		msk->snd_ring[i] = NULL;
+		__clear_bit(i, mrc_snd_map(msk));
 		skb_list_del_init(skb);
 		mrc_output_free_skb(msk, skb);
 	}

@@ -534,9 +534,10 @@ struct mrc_ev {
  *	plane's path MTU fell (written under @lock, read without it)
  * @write_queue: DATA packets cut and not yet sent
  * @rtx_queue: DATA packets found lost, to resend, linked by &sk_buff.list
- * @snd_ring: DATA packets sent and not acknowledged, by DSN; allocated
- *	before the first packet is queued, released once idle (written under
- *	@lock, read without it as a hint)
+ * @snd_ring: DATA packets sent and not acknowledged, by DSN, and after
+ *	the slots a bit per slot in use (mrc_snd_map()); allocated before the
+ *	first packet is queued, released once idle (written under @lock, read
+ *	without it as a hint)
  * @snd_ring_size: slots of @snd_ring, or of the last one; sized to the
  *	send buffer and the peer's first window when it is allocated
  * @snd_isn: first DSN, told in SYN and SYN_ACK
@@ -982,6 +983,15 @@ static inline u32 mrc_snd_slot(const struct mrc_sock *msk, u32 dsn)
 static inline u32 mrc_rcv_slot(const struct mrc_sock *msk, u32 dsn)
 {
 	return dsn & (msk->rcv_ring_size - 1);
+}
+
+/*
+ * A bit per send ring slot that holds a packet, in the same allocation
+ * after the slots: acknowledged ranges are walked a word at a time.
+ */
+static inline unsigned long *mrc_snd_map(const struct mrc_sock *msk)
+{
+	return (unsigned long *)(msk->snd_ring + msk->snd_ring_size);
 }
 
 /* conn.c */

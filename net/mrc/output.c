@@ -376,6 +376,7 @@ void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
 		cb = MRC_SKB_CB(skb);
 		cb->dsn = msk->snd_nxt++;
 		msk->snd_ring[mrc_snd_slot(msk, cb->dsn)] = skb;
+		__set_bit(mrc_snd_slot(msk, cb->dsn), mrc_snd_map(msk));
 		mrc_transmit(msk, skb, id, queue);
 		budget--;
 	}
@@ -517,6 +518,7 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now,
 	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
 
 	msk->snd_ring[mrc_snd_slot(msk, cb->dsn)] = NULL;
+	__clear_bit(mrc_snd_slot(msk, cb->dsn), mrc_snd_map(msk));
 	list_del(&skb->list);
 	/*
 	 * A packet taken for lost that arrived after all (and was not sent
@@ -561,6 +563,7 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now,
 static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now,
 			  const u32 *first_dsn)
 {
+	unsigned long *map = mrc_snd_map(msk);
 	struct sk_buff *skb;
 	u32 dsn;
 
@@ -576,10 +579,59 @@ static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now,
 		start = msk->snd_una;
 	if (start - msk->snd_una >= end - msk->snd_una)
 		return;
-	for (dsn = start; dsn != end; dsn++) {
-		skb = msk->snd_ring[mrc_snd_slot(msk, dsn)];
-		if (skb && MRC_SKB_CB(skb)->dsn == dsn)
-			mrc_acked(msk, skb, now, first_dsn && *first_dsn == dsn);
+	/* The slots in use alone, in one or two stretches of the ring. */
+	while (start != end) {
+		u32 slot = mrc_snd_slot(msk, start);
+		u32 stop = slot + min(end - start, msk->snd_ring_size - slot);
+		unsigned long bit = slot;
+
+		for_each_set_bit_from(bit, map, stop) {
+			skb = msk->snd_ring[bit];
+			dsn = start + (bit - slot);
+			if (MRC_SKB_CB(skb)->dsn == dsn)
+				mrc_acked(msk, skb, now,
+					  first_dsn && *first_dsn == dsn);
+		}
+		start += stop - slot;
+	}
+}
+
+/*
+ * The SACK blocks of @ack, @nr of them, each part of what is in flight
+ * walked once: the peer writes them, and may name one range in every
+ * block.  In order of their offsets from snd_una, each clipped past the
+ * end of those before.
+ */
+static void mrc_ack_sack_blocks(struct mrc_sock *msk, const struct mrc_ack *ack,
+				unsigned int nr, u64 now, const u32 *first_dsn)
+{
+	u32 from[MRC_MAX_SACK_BLOCKS], to[MRC_MAX_SACK_BLOCKS];
+	u32 una = msk->snd_una, flight = msk->snd_nxt - una, done = 0;
+	unsigned int i, j, n = 0;
+
+	for (i = 0; i < nr; i++) {
+		u32 start = ntohl(ack->sack[i].start);
+		u32 end = ntohl(ack->sack[i].end) - una;
+
+		/* Only what is in flight: a block elsewhere is ignored. */
+		if (!end || end > flight)
+			continue;
+		start = mrc_before(start, una) ? 0 : start - una;
+		if (start >= end)
+			continue;
+		for (j = n; j && from[j - 1] > start; j--) {
+			from[j] = from[j - 1];
+			to[j] = to[j - 1];
+		}
+		from[j] = start;
+		to[j] = end;
+		n++;
+	}
+	for (i = 0; i < n; i++) {
+		if (max(from[i], done) < to[i])
+			mrc_ack_range(msk, una + max(from[i], done), una + to[i],
+				      now, first_dsn);
+		done = max(done, to[i]);
 	}
 }
 
@@ -1359,8 +1411,8 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 			 unsigned int len, u8 type, u8 flags)
 {
 	u32 cum = ntohl(ack->cum_dsn);
-	unsigned int i, nr = min_t(unsigned int, ack->nr_sack,
-				   MRC_MAX_SACK_BLOCKS);
+	unsigned int nr = min_t(unsigned int, ack->nr_sack,
+				MRC_MAX_SACK_BLOCKS);
 	u32 echo_dsn = ntohl(ack->echo_dsn);
 	u64 now = ktime_get_ns();
 	bool progress, first = false;
@@ -1396,14 +1448,7 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	mrc_ack_range(msk, msk->snd_una, cum, now, first ? &echo_dsn : NULL);
 	if (progress)
 		msk->snd_una = cum;
-	for (i = 0; i < nr; i++) {
-		u32 start = ntohl(ack->sack[i].start);
-		u32 end = ntohl(ack->sack[i].end);
-
-		/* Only what is in flight: a block elsewhere is ignored. */
-		mrc_ack_range(msk, start, end, now,
-			      first ? &echo_dsn : NULL);
-	}
+	mrc_ack_sack_blocks(msk, ack, nr, now, first ? &echo_dsn : NULL);
 	if (mrc_before(msk->snd_wnd_end, ntohl(ack->wnd_end))) {
 		msk->snd_wnd_end = ntohl(ack->wnd_end);
 		progress = true;
@@ -1441,6 +1486,50 @@ static bool mrc_rcv_held(const struct mrc_sock *msk, u32 dsn)
 	       test_bit(mrc_rcv_slot(msk, dsn), msk->rcv_map);
 }
 
+/*
+ * The receive ring's map, searched a word at a time: the slot of rcv_nxt,
+ * the hole, is free, and every held packet lies in the ring's span after
+ * it.  The first DSN from @dsn on, before @end (in that span), whose slot
+ * is held (@held) or free; @end if none.
+ */
+static u32 mrc_rcv_find(const struct mrc_sock *msk, u32 dsn, u32 end,
+			bool held)
+{
+	while (dsn != end) {
+		u32 slot = mrc_rcv_slot(msk, dsn);
+		u32 stop = slot + min(end - dsn, msk->rcv_ring_size - slot);
+		unsigned long bit;
+
+		if (held)
+			bit = find_next_bit(msk->rcv_map, stop, slot);
+		else
+			bit = find_next_zero_bit(msk->rcv_map, stop, slot);
+		if (bit < stop)
+			return dsn + (bit - slot);
+		dsn += stop - slot;
+	}
+	return end;
+}
+
+/* The first DSN of the run of held packets that holds @dsn. */
+static u32 mrc_rcv_run_start(const struct mrc_sock *msk, u32 dsn)
+{
+	u32 words = msk->rcv_ring_size / BITS_PER_LONG;
+	u32 slot = mrc_rcv_slot(msk, dsn), w = slot / BITS_PER_LONG, i;
+	unsigned long free;
+
+	free = ~msk->rcv_map[w] & (BIT(slot % BITS_PER_LONG) - 1);
+	/* The hole's slot ends the search, a lap at most. */
+	for (i = 0; !free && i < words; i++) {
+		w = (w ? w : words) - 1;
+		free = ~msk->rcv_map[w];
+	}
+	if (!free)
+		return msk->rcv_nxt + 1;
+	slot -= w * BITS_PER_LONG + __fls(free);
+	return dsn - (slot & (msk->rcv_ring_size - 1)) + 1;
+}
+
 static void mrc_ack_add_sack(struct sk_buff *skb, struct mrc_ack *ack,
 			     u32 start, u32 end)
 {
@@ -1464,42 +1553,28 @@ static void mrc_ack_add_sack(struct sk_buff *skb, struct mrc_ack *ack,
 static void mrc_ack_sack(const struct mrc_sock *msk, struct sk_buff *skb,
 			 struct mrc_ack *ack)
 {
-	u32 dsn, start = 0, echo_start = 0;
-	bool in_run = false, echo_run;
-	unsigned int seen = 0;
+	u32 limit = msk->rcv_nxt + msk->rcv_ring_size;
+	u32 dsn, start, echo_start = 0;
+	bool echo_run;
 
 	if (!msk->rcv_ofo)
 		return;
 	echo_run = mrc_rcv_held(msk, msk->echo_dsn);
 	if (echo_run) {
-		u32 end = msk->echo_dsn + 1;
-
-		echo_start = msk->echo_dsn;
-		while (mrc_rcv_held(msk, echo_start - 1))
-			echo_start--;
-		while (mrc_rcv_held(msk, end))
-			end++;
-		mrc_ack_add_sack(skb, ack, echo_start, end);
+		echo_start = mrc_rcv_run_start(msk, msk->echo_dsn);
+		mrc_ack_add_sack(skb, ack, echo_start,
+				 mrc_rcv_find(msk, msk->echo_dsn + 1, limit,
+					      false));
 	}
-	for (dsn = msk->rcv_nxt + 1; seen < msk->rcv_ofo; dsn++) {
-		if (test_bit(mrc_rcv_slot(msk, dsn), msk->rcv_map)) {
-			seen++;
-			if (!in_run)
-				start = dsn;
-			in_run = true;
-			continue;
-		}
-		if (!in_run)
-			continue;
-		in_run = false;
+	for (start = mrc_rcv_find(msk, msk->rcv_nxt + 1, limit, true);
+	     start != limit; start = mrc_rcv_find(msk, dsn, limit, true)) {
+		dsn = mrc_rcv_find(msk, start + 1, limit, false);
 		if (echo_run && start == echo_start)
 			continue;
 		mrc_ack_add_sack(skb, ack, start, dsn);
 		if (ack->nr_sack == MRC_MAX_SACK_BLOCKS)
 			return;
 	}
-	if (in_run && !(echo_run && start == echo_start))
-		mrc_ack_add_sack(skb, ack, start, dsn);
 }
 
 /* Cut an ACK (or NACK) for what arrived; the receive side calls it. */
