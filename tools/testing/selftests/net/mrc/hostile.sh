@@ -44,7 +44,10 @@
 #     snd_nxt] do not kill a transfer; ACKs with cumulative DSNs or SACK
 #     blocks beyond snd_nxt or 2^31 away free nothing (sent while A's
 #     packets are black-holed, so that freeing one loses it for good) and
-#     cost A no more than a few milliseconds each;
+#     cost A no more than a few milliseconds each; and a peer that has B
+#     hold 16384 packets in flight over a hole and names them all in
+#     each of 16 SACK blocks: B reads such an ACK in no more than twice
+#     the time of one with a single block;
 #  5. a silence that M's client keeps while B writes to it, until B's
 #     timeouts take what it had in flight for lost, then an echo of one
 #     of those packets: with ECHO_TOLD (a repeated echo, such as a window
@@ -71,7 +74,7 @@ HOSTILE=$MRC_DIR/mrc_hostile.py
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 mrc_need_mod sch_netem
 
-mrc_plan 17
+mrc_plan 18
 
 # The listen() backlog of the flooded listeners, and the contract's bounds.
 BACKLOG=16
@@ -99,6 +102,11 @@ ANSWERS_PER_ENTRY=8
 # The longest a forged ACK may take to be read: a few ms on a TCG guest
 # when the kernel looks at nothing but its window.
 READ_MS=250
+# Case 4's ring of packets in flight over a hole, and how much longer an
+# ACK naming them all in each of its SACK blocks may take B to read than
+# one that names them once.
+SACK_SPAN=16384
+SACK_COST=2
 # The transfers of cases 1 and 4, slowed down while the attack runs and
 # let go once it is over.
 XFER_SIZE=24M
@@ -895,6 +903,36 @@ forged()
 	return "$rc"
 }
 
+# sack_cost: M's client claims all of B's stream but its first packet,
+# until B has a window of $SACK_SPAN packets in flight over that hole (B
+# writes with a send buffer that large); then B reads ACKs naming that
+# span in all sixteen SACK blocks in no more than $SACK_COST times what
+# one block takes.  A walk of each block over the send ring, before it was
+# bounded, took 16 times the one block's, several ms each in TCG.
+sack_cost()
+{
+	local rc=0 span one sixteen
+
+	port=$((port + 1))
+	start_server sack-writer "$B" python3 "$HOSTILE" server --port "$port" \
+		--mode write --bytes $((SACK_SPAN * 1500)) \
+		--sndbuf $((SACK_SPAN * 4096)) || return 1
+	ip netns exec "$M" python3 "$HOSTILE" sackcost --port "$port" \
+		--span "$SACK_SPAN" > "$tmp/sackcost.out" 2> "$tmp/sackcost.err" ||
+		rc=1
+	kill "$pid" 2> /dev/null
+	mrc_show "$tmp/sackcost.out"
+	[ "$rc" = 0 ] || mrc_fail "the client: $(cat "$tmp/sackcost.err")" ||
+		return 1
+	read -r _ span _ _ one _ sixteen < <(grep '^span ' "$tmp/sackcost.out")
+	[ "${span:-0}" -ge $((SACK_SPAN / 2)) ] ||
+		mrc_fail "B had ${span:-no} packets in flight, not $SACK_SPAN" ||
+		return 1
+	[ "$sixteen" -le $((SACK_COST * one)) ] ||
+		mrc_fail "sixteen blocks took ${sixteen} us to read, more than $SACK_COST x ${one} us" ||
+		return 1
+}
+
 ############################################################################
 # 5. A silence, ended by an echo of a packet B took for lost.
 
@@ -1227,6 +1265,8 @@ one_case 4 "4: RSTs with the right ids and DSNs outside [snd_una, snd_nxt] do no
 	forged rst
 one_case 4 "4: ACKs with cumulative DSNs or SACK blocks beyond snd_nxt or 2^31 away free no data in flight and take < $READ_MS ms to read" \
 	forged ack
+one_case 4 "4: an ACK that names B's $SACK_SPAN packets in flight in each of its 16 SACK blocks takes B <= $SACK_COST times as long to read as one block" \
+	sack_cost
 one_case 5 "5: after a silence, an echo with ECHO_TOLD of a copy B took for lost: B counts no spurious silence" \
 	silence_echo told
 one_case 5 "5: the same echo without ECHO_TOLD proves the silence spurious: B counts one" \

@@ -219,8 +219,9 @@ class Wire:
         self.sent = 0
         self.retries = 0
 
-    def send(self, plane, src, dst, dst_mac, payload, sport=None,
-             dport=UDP_PORT):
+    def frame(self, plane, src, dst, dst_mac, payload, sport=None,
+              dport=UDP_PORT):
+        """The socket, IP packet and link address that send() uses."""
         dev = PLANES[plane]["dev"]
         proto = 0x0800 if PLANES[plane]["family"] == 4 else 0x86dd
         sock = self.socks.get(dev + str(proto))
@@ -231,13 +232,19 @@ class Wire:
             self.socks[dev + str(proto)] = sock
         if sport is None:
             sport = 49152 + random.getrandbits(14)
-        pkt = ip_udp(src, dst, sport, dport, payload)
+        hw = bytes(int(x, 16) for x in dst_mac.split(":"))
+        return sock, ip_udp(src, dst, sport, dport, payload), \
+            (dev, proto, 0, 0, hw)
+
+    def send(self, plane, src, dst, dst_mac, payload, sport=None,
+             dport=UDP_PORT):
+        sock, pkt, to = self.frame(plane, src, dst, dst_mac, payload, sport,
+                                   dport)
         if len(pkt) > 1500:
             return False
-        hw = bytes(int(x, 16) for x in dst_mac.split(":"))
         for _ in range(100):
             try:
-                sock.sendto(pkt, (dev, proto, 0, 0, hw))
+                sock.sendto(pkt, to)
                 break
             except (BlockingIOError, OSError) as e:
                 if getattr(e, "errno", 0) not in (11, 105):
@@ -723,6 +730,7 @@ def cmd_fuzz(args):
 # -- the AF_MRC socket API, through ctypes ---------------------------------
 
 AF_MRC = 25
+SO_SNDBUFFORCE = 32
 
 
 class SockaddrMrc(ctypes.Structure):
@@ -781,6 +789,8 @@ def serve_one(args, s, n, host, data):
                          struct.pack("ii", 1, 0))
         elif args.mode == "write":
             s.settimeout(args.timeout)
+            if args.sndbuf:
+                s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, args.sndbuf)
             # The first SPLIT bytes, a pause, then the rest.
             s.sendall(data[:args.split])
             time.sleep(args.pause if args.split else 0)
@@ -1290,6 +1300,74 @@ def cmd_dupflag(args):
         say("counter", key, start.get(key, 0), after.get(key, 0))
 
 
+def cmd_sackcost(args):
+    """Take none of B's stream but claim all of it above the first packet,
+    one SACK block an ACK, until B has SPAN packets in flight over that
+    hole (or sends no more for 2 s); then send ACKs that name the whole
+    span, in one block and in all sixteen, as a peer may write them, from
+    an AF_PACKET socket: sendto() returns once the bridge and B are
+    through with each, so its time is the time B takes to read it.
+    Reports the span and the median time of each kind; an RST ends the
+    connection."""
+    rng = random.Random(args.seed)
+    udp, wire = Udp(), Wire()
+    c = Client("sackcost", "sackcost", args.plane,
+               {1: addr(1, "M"), 2: addr(2, "M")}, rng, args.port, 0)
+    c.window = args.span
+    top, last = 0, None
+    deadline = time.monotonic() + args.timeout
+    moved = time.monotonic()
+
+    def ack(blocks):
+        return c.hdr(ACK) + ack_body(first, first + args.span, last["psn"],
+                                     last["dsn"], 0, last["ev"], blocks)
+    try:
+        while time.monotonic() < deadline and top < args.span - 1:
+            now = time.monotonic()
+            c.tick(udp, None, now)
+            if c.state not in ("syn_sent", "established") or \
+                    (last and now - moved > 2):
+                break
+            for plane, src, p in udp.packets(0.01):
+                if p["dst"] != c.cid:
+                    continue
+                if p["type"] != DATA or c.rcv_nxt is None:
+                    c.input(udp, plane, src, p)
+                    continue
+                first = c.rcv_nxt
+                off = (p["dsn"] - first) & M32
+                if off >= args.span:
+                    continue
+                if off > top:
+                    top, moved = off, time.monotonic()
+                last = p
+                if top:
+                    udp.send(plane, ack([(first + 1, first + top + 1)]),
+                             addr(plane, "B"))
+        if not top:
+            say("no_data", "state", c.state)
+            sys.exit(1)
+        span = [(first + 1, first + top + 1)]
+        times = {"one": [], "sixteen": []}
+        plane = args.plane
+        for _ in range(args.rounds):
+            for kind, blocks in (("one", span), ("sixteen", span * MAX_SACK)):
+                sock, pkt, to = wire.frame(plane, addr(plane, "M"),
+                                           addr(plane, "B"), mac(plane, "B"),
+                                           ack(blocks))
+                t = time.monotonic()
+                sock.sendto(pkt, to)
+                times[kind].append(time.monotonic() - t)
+                udp.drain()
+                time.sleep(0.005)
+        med = {k: sorted(v)[len(v) // 2] * 1e6 for k, v in times.items()}
+        say("span", top + 1, "read_us", "one %.0f" % med["one"],
+            "sixteen %.0f" % med["sixteen"])
+    finally:
+        if c.b_cid is not None:
+            udp.send(1, c.hdr(RST, dsn=c.rcv_nxt), addr(1, "B"))
+
+
 class Told:
     """What a receiver has told: the cumulative DSN and the SACK runs,
     kept as runs [start, end) of offsets from the first DSN (a few, so
@@ -1751,6 +1829,8 @@ def main():
     p.add_argument("--split", type=int, default=0,
                    help="write: pause after this many bytes")
     p.add_argument("--pause", type=float, default=1)
+    p.add_argument("--sndbuf", type=int, default=0,
+                   help="write: SO_SNDBUFFORCE of each connection")
     p.add_argument("--timeout", type=float, default=60)
 
     for name in ("fuzz", "forge"):
@@ -1792,6 +1872,15 @@ def main():
     p.add_argument("--then", type=int, default=0)
     p.add_argument("--pause", type=float, default=0.2)
     p.add_argument("--seed", type=int, default=3)
+
+    p = sub.add_parser("sackcost")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--plane", type=int, default=1)
+    p.add_argument("--span", type=int, default=16384,
+                   help="the window offered: packets in flight at most")
+    p.add_argument("--rounds", type=int, default=40)
+    p.add_argument("--seed", type=int, default=5)
+    p.add_argument("--timeout", type=float, default=60)
 
     p = sub.add_parser("dupflag")
     p.add_argument("--port", type=int, required=True)
@@ -1863,6 +1952,7 @@ COMMANDS = {
     "flood": cmd_flood,
     "silence": cmd_silence,
     "dupflag": cmd_dupflag,
+    "sackcost": cmd_sackcost,
     "early-ack": cmd_early_ack,
     "judge-victim": cmd_judge_victim,
     "judge-flood": cmd_judge_flood,
