@@ -33,6 +33,8 @@ extern const struct nla_policy mrc_stats_get_nl_policy[MRC_STATS_ATTR_COUNTER + 
 /* Ops table for mrc */
 extern const struct genl_ops mrc_nl_ops[8];
 
+int mrc_nl_conn_dump_start(struct netlink_callback *cb);
+
 int mrc_nl_plane_get_doit(struct sk_buff *skb, struct genl_info *info);
 int mrc_nl_plane_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int mrc_nl_plane_add_doit(struct sk_buff *skb, struct genl_info *info);
