@@ -10,8 +10,9 @@
 # connection by id, unknown ids, unprivileged readers, isolation between
 # namespaces, a dump of 201 connections that takes several messages, the
 # send rings of 200 idle connections given back, the connections going
-# away once closed, and the round trip of a handshake whose SYN_ACK was
-# sent twice.
+# away once closed, the round trip of a handshake whose SYN_ACK was sent
+# twice, and a connection over 16 IPv6 planes (hosts D and E), too large
+# for the first part of a dump unless the dump asks for room.
 
 . "$(dirname "$0")/mrc_lib.sh"
 
@@ -23,19 +24,24 @@ mrc_need_cmd jq
 HOLD=$MRC_BIN/mrc_conn_hold
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 
-mrc_plan 20
+mrc_plan 21
 
 # EVs per plane by default (mrcctl config show).
 EVS=32
 SIZE=$((4 << 20))
 PORT=5001
 MANY=200
+# Retired EVs, 8 bytes each, that make the message of a connection over 16
+# IPv6 planes (3.7 KB without) too large for a page.
+RETIRED16=8
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
 A=mrcs-$suffix-a
 B=mrcs-$suffix-b
 C=mrcs-$suffix-c
+D=mrcs-$suffix-d
+E=mrcs-$suffix-e
 pids=()
 
 cleanup()
@@ -497,6 +503,101 @@ synack_again()
 	[ "${srtt:-0}" -ge 30000 ] || mrc_fail "not 30 ms or more"
 }
 
+# A connection over all 16 planes, IPv6 ones (the largest addresses), on
+# hosts D and E: its message (about 4.3 KB) is larger than the first part
+# of a dump, made before netlink knows the reader's buffer, holds unless
+# the dump asks for room.  Both ends show it whole, in a dump, in text and
+# by id.
+planes16()
+{
+	local srv cli ns k id n
+
+	mrc_ns_add "$D" "$E" && mrc_link_hosts "$D" "$E" 6 1 16 || return 1
+	for k in $(seq 1 16); do
+		ctl "$D" plane add dev "veth$k" id $((k - 1)) addr "fd00:$k::1" &&
+			ctl "$E" plane add dev "veth$k" id $((k - 1)) \
+				addr "fd00:$k::2" || return 1
+	done
+	mrc_wait_for 10 mrc_planes_up "$D" 16 && mrc_wait_for 10 mrc_planes_up "$E" 16 ||
+		mrc_fail "planes not up: $(ctl "$D" plane show; ctl "$E" plane show)" ||
+		return 1
+	start ps "$E" -l -p $((PORT + 3)) -s 8M && srv=$pid
+	wait_said ps "$srv" ready || return 1
+	start pc "$D" -c fd00:1::2 -p $((PORT + 3)) -s 8M -g && cli=$pid
+	wait_said pc "$cli" connected || return 1
+	# What D sends from odd ports is lost, once connected: those of its
+	# EVs that carry data retire, and each adds to the message.
+	for k in $(seq 1 16); do
+		tc -n "$D" qdisc add dev "veth$k" clsact &&
+			tc -n "$D" filter add dev "veth$k" egress protocol ipv6 \
+				u32 match ip6 protocol 17 0xff match ip6 sport 1 1 \
+				action drop || return 1
+	done
+	kill -USR1 "$cli"
+	wait_said pc "$cli" sent && wait_said ps "$srv" received || return 1
+	n=$(ctl "$D" -j -s conn show | jq '[.[0].planes[].retired_evs // [] | length] | add')
+	mrc_info "$D: ${n:-no} EVs retired"
+	[ "${n:-0}" -ge "$RETIRED16" ] ||
+		mrc_fail "fewer than $RETIRED16 EVs retired: the message fits a page" ||
+		return 1
+	# mrcctl asks for the family's id on the socket it dumps from, which
+	# tells netlink its buffer; a reader that knows the id dumps at once.
+	n=$(ip netns exec "$D" python3 - <<-'EOF'
+	import socket, struct
+	def nlmsg(mtype, flags, cmd, attrs=b""):
+	    body = struct.pack("BBH", cmd, 1, 0) + attrs
+	    return struct.pack("=IHHII", 16 + len(body), mtype, flags, 1, 0) + body
+	def attrs(data):
+	    while len(data) >= 4:
+	        alen, atype = struct.unpack_from("=HH", data)
+	        yield atype & 0x3fff, data[4:alen]
+	        data = data[(alen + 3) & ~3:]
+	def sock():
+	    return socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)
+	ctrl = sock()
+	# CTRL_CMD_GETFAMILY (3) for CTRL_ATTR_FAMILY_NAME (2) "mrc".
+	ctrl.send(nlmsg(0x10, 1, 3, struct.pack("=HH", 8, 2) + b"mrc\0"))
+	reply = ctrl.recv(65536)
+	fam = next(struct.unpack("=H", v[:2])[0]
+	           for t, v in attrs(reply[20:]) if t == 1)
+	dump = sock()
+	# MRC_CMD_CONN_GET (11), NLM_F_REQUEST | NLM_F_DUMP.
+	dump.send(nlmsg(fam, 0x301, 11))
+	conns, done = 0, False
+	while not done:
+	    data = dump.recv(65536)
+	    while len(data) >= 16 and not done:
+	        mlen, mtype = struct.unpack_from("=IH", data)
+	        if mtype in (2, 3):
+	            # NLMSG_ERROR, or NLMSG_DONE with the dump's error.
+	            err = struct.unpack_from("=i", data, 16)[0]
+	            if err:
+	                print("error", -err)
+	            done = True
+	        elif mtype == fam:
+	            conns += 1
+	        data = data[(mlen + 3) & ~3:]
+	print("conns", conns)
+	EOF
+	)
+	mrc_expect "a dump on a socket that read nothing before" "$n" "conns 1" ||
+		return 1
+	for ns in "$D" "$E"; do
+		n=$(ctl "$ns" -j -s conn show | jq '.[0].planes | length') ||
+			mrc_fail "$ns: conn show failed" || return 1
+		mrc_expect "planes in the dump on $ns" "$n" 16 || return 1
+		n=$(ctl "$ns" -s conn show | grep -c '^  *plane ') ||
+			mrc_fail "$ns: no plane in the text" || return 1
+		mrc_expect "plane lines on $ns" "$n" 16 || return 1
+		id=$(ctl "$ns" -j conn show | jq -r '.[0].id')
+		n=$(ctl "$ns" -j -s conn show id "$id" | jq '.[0].planes | length')
+		mrc_expect "planes by id on $ns" "$n" 16 || return 1
+	done
+	kill "$cli" "$srv"
+	wait "$cli" "$srv"
+	return 0
+}
+
 if ! setup; then
 	mrc_fail "cannot build the topology"
 fi
@@ -524,5 +625,7 @@ mrc_check "$MANY idle connections give their send rings back" idle_rings
 mrc_check "the connections are gone once both ends close" closed
 mrc_check "a SYN_ACK sent twice: the handshake still timed, from the first" \
 	synack_again
+mrc_check "a connection over 16 IPv6 planes: shown whole at both ends, dumped, in text and by id" \
+	planes16
 
 mrc_finish
