@@ -1675,9 +1675,6 @@ int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue)
 
 	hdr = mrc_push_hdr(skb, type, 0, mrc_some_ev(msk, msk->syn_plane),
 			   type == MRC_PKT_SYN ? 0 : msk->rcid, msk->lcid);
-	hdr->psn = htonl(msk->next_psn++);
-	/* A repeated SYN_ACK may follow data: the start is what it tells. */
-	hdr->dsn = htonl(msk->snd_isn);
 	if (type == MRC_PKT_SYN_ACK) {
 		if (skb->len > msk->syn_credit) {
 			kfree_skb(skb);
@@ -1685,6 +1682,9 @@ int mrc_output_syn(struct mrc_sock *msk, u8 type, struct sk_buff_head *queue)
 		}
 		msk->syn_credit -= skb->len;
 	}
+	hdr->psn = htonl(msk->next_psn++);
+	/* A repeated SYN_ACK may follow data: the start is what it tells. */
+	hdr->dsn = htonl(msk->snd_isn);
 	mrc_queue_xmit(queue, skb, &msk->sk, msk->syn_plane, ntohs(hdr->ev),
 		       &msk->daddr);
 	return 0;
