@@ -977,7 +977,8 @@ out:
  * Netlink makes the first part of a dump before it knows the reader's
  * buffer, in a skb of about a page, which a connection over 16 IPv6
  * planes with a few retired EVs outgrows: its -EMSGSIZE would end the
- * dump.  Every part has room for the largest connection (under 6 KiB).
+ * dump.  Every part has room for the largest connection: about 6 KiB,
+ * within the 16 KiB that netlink expects a dump's reader to offer.
  */
 int mrc_nl_conn_dump_start(struct netlink_callback *cb)
 {
