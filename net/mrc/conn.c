@@ -61,29 +61,41 @@ u32 mrc_conn_ring_size(u32 buf, u32 truesize)
  * slots than the peer's first window held are of no use.
  */
 struct sk_buff **mrc_conn_snd_ring_alloc(struct mrc_sock *msk, u32 *size,
-					 gfp_t gfp)
+					 unsigned long **map, gfp_t gfp)
 {
 	u32 buf = min_t(u64, READ_ONCE(msk->sk.sk_sndbuf),
 			(u64)READ_ONCE(msk->snd_wnd_syn) *
 			mrc_snd_truesize(msk));
+	struct sk_buff **ring;
 
 	*size = mrc_conn_ring_size(buf, mrc_snd_truesize(msk));
-	/* The slots, then their map (mrc_snd_map()). */
-	return kvzalloc(*size * sizeof(struct sk_buff *) +
-			BITS_TO_LONGS(*size) * sizeof(unsigned long),
-			gfp | __GFP_ACCOUNT);
+	/*
+	 * The map apart: after the slots, a power of two, it would take the
+	 * next slab up (16 KiB for the 8 KiB of 1024 slots).
+	 */
+	ring = kvcalloc(*size, sizeof(*ring), gfp | __GFP_ACCOUNT);
+	*map = ring ? bitmap_zalloc(*size, gfp | __GFP_ACCOUNT) : NULL;
+	if (*map)
+		return ring;
+	kvfree(ring);
+	return NULL;
 }
 
-/* True if the connection has a send ring, @spare's or its own. */
+/*
+ * True if the connection has a send ring, @spare's (with its map in
+ * @spare_map) or its own.
+ */
 bool mrc_conn_snd_ring_install(struct mrc_sock *msk, struct sk_buff ***spare,
-			       u32 size)
+			       unsigned long **spare_map, u32 size)
 {
 	lockdep_assert_held(&msk->lock);
 	/* A connection that ended takes no more: it would keep the ring. */
 	if (!msk->snd_ring && *spare && !msk->dead) {
 		msk->snd_ring_size = size;
+		msk->snd_map = *spare_map;
 		WRITE_ONCE(msk->snd_ring, *spare);
 		*spare = NULL;
+		*spare_map = NULL;
 		msk->snd_started = true;
 	}
 	return msk->snd_ring;
@@ -196,7 +208,9 @@ void mrc_conn_release_rings(struct mrc_sock *msk, u64 now)
 	if (msk->snd_ring && !mrc_conn_outstanding(msk) &&
 	    now >= msk->last_advance + MRC_RING_IDLE_NS) {
 		kvfree(msk->snd_ring);
+		bitmap_free(msk->snd_map);
 		WRITE_ONCE(msk->snd_ring, NULL);
+		msk->snd_map = NULL;
 		if (msk->ev_table && mrc_conn_evs_all_active(msk))
 			mrc_conn_evs_release(msk);
 	}
@@ -218,6 +232,7 @@ void mrc_conn_release_rings(struct mrc_sock *msk, u64 now)
 void mrc_conn_free_rings(struct mrc_sock *msk)
 {
 	kvfree(msk->snd_ring);
+	bitmap_free(msk->snd_map);
 	kfree(msk->rcv_ring);
 	bitmap_free(msk->rcv_map);
 	kvfree(msk->ev_table);
@@ -227,6 +242,7 @@ void mrc_conn_free_rings(struct mrc_sock *msk)
 	msk->nr_planes = 0;
 	msk->plane_mask = 0;
 	msk->snd_ring = NULL;
+	msk->snd_map = NULL;
 	msk->rcv_ring = NULL;
 	msk->rcv_map = NULL;
 }
@@ -682,7 +698,7 @@ void mrc_conn_purge(struct mrc_sock *msk)
 		if (!skb)
 			continue;
 		msk->snd_ring[i] = NULL;
-		__clear_bit(i, mrc_snd_map(msk));
+		__clear_bit(i, msk->snd_map);
 		skb_list_del_init(skb);
 		mrc_output_free_skb(msk, skb);
 	}

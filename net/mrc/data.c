@@ -73,6 +73,7 @@ static void mrc_unreserve_mem(struct mrc_sock *msk, int reserved)
  */
 struct mrc_send_spare {
 	struct sk_buff	**ring;
+	unsigned long	*map;
 	u32		ring_size;
 	struct mrc_ev	*evs;
 	u16		nr_evs;
@@ -82,7 +83,8 @@ static void mrc_send_alloc(struct mrc_sock *msk, struct mrc_send_spare *sp,
 			   gfp_t gfp)
 {
 	if (!sp->ring && !READ_ONCE(msk->snd_ring))
-		sp->ring = mrc_conn_snd_ring_alloc(msk, &sp->ring_size, gfp);
+		sp->ring = mrc_conn_snd_ring_alloc(msk, &sp->ring_size,
+						   &sp->map, gfp);
 	if (!sp->evs && !READ_ONCE(msk->ev_table)) {
 		sp->nr_evs = READ_ONCE(msk->nr_evs);
 		sp->evs = mrc_conn_evs_alloc(sp->nr_evs, gfp);
@@ -92,7 +94,7 @@ static void mrc_send_alloc(struct mrc_sock *msk, struct mrc_send_spare *sp,
 /* Whether the connection can send, with what was allocated for it. */
 static bool mrc_send_install(struct mrc_sock *msk, struct mrc_send_spare *sp)
 {
-	mrc_conn_snd_ring_install(msk, &sp->ring, sp->ring_size);
+	mrc_conn_snd_ring_install(msk, &sp->ring, &sp->map, sp->ring_size);
 	mrc_conn_evs_install(msk, &sp->evs, sp->nr_evs);
 	return msk->snd_ring && msk->ev_table;
 }
@@ -116,6 +118,7 @@ static bool mrc_lock_for_send(struct mrc_sock *msk, gfp_t gfp)
 		mrc_send_install(msk, &sp);
 	}
 	kvfree(sp.ring);
+	bitmap_free(sp.map);
 	kvfree(sp.evs);
 	return msk->snd_ring && msk->ev_table;
 }

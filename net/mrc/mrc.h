@@ -534,10 +534,11 @@ struct mrc_ev {
  *	plane's path MTU fell (written under @lock, read without it)
  * @write_queue: DATA packets cut and not yet sent
  * @rtx_queue: DATA packets found lost, to resend, linked by &sk_buff.list
- * @snd_ring: DATA packets sent and not acknowledged, by DSN, and after
- *	the slots a bit per slot in use (mrc_snd_map()); allocated before the
- *	first packet is queued, released once idle (written under @lock, read
- *	without it as a hint)
+ * @snd_ring: DATA packets sent and not acknowledged, by DSN; allocated
+ *	before the first packet is queued, released once idle (written under
+ *	@lock, read without it as a hint)
+ * @snd_map: a bit per @snd_ring slot in use, with the ring: acknowledged
+ *	ranges are walked a word at a time
  * @snd_ring_size: slots of @snd_ring, or of the last one; sized to the
  *	send buffer and the peer's first window when it is allocated
  * @snd_isn: first DSN, told in SYN and SYN_ACK
@@ -685,6 +686,7 @@ struct mrc_sock {
 	struct sk_buff_head	write_queue;
 	struct list_head	rtx_queue;
 	struct sk_buff		**snd_ring;
+	unsigned long		*snd_map;
 	u32			snd_ring_size;
 	u32			snd_isn;
 	u32			snd_una;
@@ -985,22 +987,13 @@ static inline u32 mrc_rcv_slot(const struct mrc_sock *msk, u32 dsn)
 	return dsn & (msk->rcv_ring_size - 1);
 }
 
-/*
- * A bit per send ring slot that holds a packet, in the same allocation
- * after the slots: acknowledged ranges are walked a word at a time.
- */
-static inline unsigned long *mrc_snd_map(const struct mrc_sock *msk)
-{
-	return (unsigned long *)(msk->snd_ring + msk->snd_ring_size);
-}
-
 /* conn.c */
 void mrc_conn_init(struct mrc_sock *msk);
 u32 mrc_conn_ring_size(u32 buf, u32 truesize);
 struct sk_buff **mrc_conn_snd_ring_alloc(struct mrc_sock *msk, u32 *size,
-					 gfp_t gfp);
+					 unsigned long **map, gfp_t gfp);
 bool mrc_conn_snd_ring_install(struct mrc_sock *msk, struct sk_buff ***spare,
-			       u32 size);
+			       unsigned long **spare_map, u32 size);
 struct mrc_ev *mrc_conn_evs_alloc(u16 nr_evs, gfp_t gfp);
 void mrc_conn_evs_install(struct mrc_sock *msk, struct mrc_ev **spare,
 			  u16 nr_evs);

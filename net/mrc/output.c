@@ -376,7 +376,7 @@ void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
 		cb = MRC_SKB_CB(skb);
 		cb->dsn = msk->snd_nxt++;
 		msk->snd_ring[mrc_snd_slot(msk, cb->dsn)] = skb;
-		__set_bit(mrc_snd_slot(msk, cb->dsn), mrc_snd_map(msk));
+		__set_bit(mrc_snd_slot(msk, cb->dsn), msk->snd_map);
 		mrc_transmit(msk, skb, id, queue);
 		budget--;
 	}
@@ -518,7 +518,7 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now,
 	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
 
 	msk->snd_ring[mrc_snd_slot(msk, cb->dsn)] = NULL;
-	__clear_bit(mrc_snd_slot(msk, cb->dsn), mrc_snd_map(msk));
+	__clear_bit(mrc_snd_slot(msk, cb->dsn), msk->snd_map);
 	list_del(&skb->list);
 	/*
 	 * A packet taken for lost that arrived after all (and was not sent
@@ -563,7 +563,6 @@ static void mrc_acked(struct mrc_sock *msk, struct sk_buff *skb, u64 now,
 static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now,
 			  const u32 *first_dsn)
 {
-	unsigned long *map = mrc_snd_map(msk);
 	struct sk_buff *skb;
 	u32 dsn;
 
@@ -585,7 +584,7 @@ static void mrc_ack_range(struct mrc_sock *msk, u32 start, u32 end, u64 now,
 		u32 stop = slot + min(end - start, msk->snd_ring_size - slot);
 		unsigned long bit = slot;
 
-		for_each_set_bit_from(bit, map, stop) {
+		for_each_set_bit_from(bit, msk->snd_map, stop) {
 			skb = msk->snd_ring[bit];
 			dsn = start + (bit - slot);
 			if (MRC_SKB_CB(skb)->dsn == dsn)
