@@ -75,6 +75,7 @@ static const struct snmp_mib mrc_mib_names[] = {
 	SNMP_MIB_ITEM("ValidationRefused", MRC_MIB_VALIDATION_REFUSED),
 	SNMP_MIB_ITEM("OutNoRoute", MRC_MIB_OUT_NO_ROUTE),
 	SNMP_MIB_ITEM("OutNoMem", MRC_MIB_OUT_NO_MEM),
+	SNMP_MIB_ITEM("MemoryPressures", MRC_MIB_MEMORY_PRESSURES),
 };
 
 static_assert(ARRAY_SIZE(mrc_mib_names) == __MRC_MIB_MAX);

@@ -72,6 +72,7 @@ enum mrc_mib_field {
 	MRC_MIB_VALIDATION_REFUSED,	/* a plane's validation answered wrong */
 	MRC_MIB_OUT_NO_ROUTE,		/* no route to the peer's plane */
 	MRC_MIB_OUT_NO_MEM,		/* no memory for a packet to send */
+	MRC_MIB_MEMORY_PRESSURES,	/* MRC's memory went over mem[1] */
 	__MRC_MIB_MAX
 };
 

@@ -37,6 +37,9 @@ static struct proto mrc_proto = {
 	.sysctl_mem		= sysctl_mrc_mem,
 	.sysctl_wmem		= sysctl_mrc_wmem,
 	.sysctl_rmem		= sysctl_mrc_rmem,
+	.memory_pressure	= &mrc_memory_pressure,
+	.enter_memory_pressure	= mrc_enter_memory_pressure,
+	.sockets_allocated	= &mrc_sockets_allocated,
 	.diag_destroy		= mrc_diag_destroy,
 	.keepalive		= mrc_keepalive,
 };
@@ -263,6 +266,7 @@ static void mrc_sock_destruct(struct sock *sk)
 	mrc_conn_free_rings(msk);
 	sk_mem_reclaim_final(sk);
 	mrc_sock_unlist(msk);
+	sk_sockets_allocated_dec(sk);
 }
 
 /* What a DATA packet of @mss bytes of payload costs, as we build it. */
@@ -345,6 +349,8 @@ static void mrc_sock_init(struct sock *sk, int type)
 	sk->sk_type = type;
 	sk->sk_protocol = MRCPROTO_MRC;
 	sk->sk_destruct = mrc_sock_destruct;
+	/* Memory pressure's fair share; until the destructor. */
+	sk_sockets_allocated_inc(sk);
 	sk->sk_write_space = mrc_write_space;
 	sock_set_flag(sk, SOCK_RCU_FREE);
 	/* By default, room for a 16 MiB message with its overhead. */

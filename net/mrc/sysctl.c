@@ -6,7 +6,8 @@
  * limits bound, as net.ipv4.tcp_mem bounds TCP's.  Global, like tcp_mem,
  * under net.mrc:
  *
- *   mem   pages: no pressure below, pressure above, never above the last
+ *   mem   pages: no pressure below, pressure above (until under the
+ *         first again), never above the last
  *   wmem  bytes: a send buffer's guaranteed minimum, the default of a
  *         SOCK_STREAM socket, the default of a SOCK_SEQPACKET socket
  *         (which must hold whole messages)
@@ -33,6 +34,8 @@
 atomic_long_t mrc_memory_allocated;
 DEFINE_PER_CPU(int, mrc_memory_per_cpu_fw_alloc);
 long sysctl_mrc_mem[3];
+unsigned long mrc_memory_pressure;
+struct percpu_counter mrc_sockets_allocated;
 int sysctl_mrc_wmem[3] = { 4096, MRC_SNDBUF_STREAM, MRC_SNDBUF_SEQPACKET };
 int sysctl_mrc_rmem[3] = { 4096, MRC_RCVBUF_DEFAULT, MRC_RCVBUF_DEFAULT };
 
@@ -221,15 +224,32 @@ void mrc_sysctl_net_exit(struct mrc_net *mn)
 	kfree(table);
 }
 
+/*
+ * Above mem[1], MRC is under pressure until it falls under mem[0] again
+ * (the core leaves it): a socket then takes more than its guaranteed
+ * minimum (wmem[0], rmem[0]) only while it holds less than its share of
+ * mem[2] over all MRC sockets (mrc_sockets_allocated), as TCP's do.
+ */
+void mrc_enter_memory_pressure(struct sock *sk)
+{
+	if (!READ_ONCE(mrc_memory_pressure) &&
+	    !cmpxchg(&mrc_memory_pressure, 0, 1))
+		MRC_INC_STATS(mrc_pernet(sock_net(sk)), MRC_MIB_MEMORY_PRESSURES);
+}
+
 int mrc_sysctl_init(void)
 {
 	/* As TCP sizes tcp_mem: a sixteenth of the memory, in pages. */
 	unsigned long limit = max(nr_free_buffer_pages() / 16, 128UL);
+	int err;
 
 	sysctl_mrc_mem[0] = limit / 4 * 3;
 	sysctl_mrc_mem[1] = limit;
 	sysctl_mrc_mem[2] = sysctl_mrc_mem[0] * 2;
 
+	err = percpu_counter_init(&mrc_sockets_allocated, 0, GFP_KERNEL);
+	if (err)
+		return err;
 #ifdef MRC_HAVE_SYSCTL_SZ
 	mrc_sysctl_header = register_net_sysctl_sz(&init_net, "net/mrc",
 						   mrc_sysctl_table,
@@ -238,10 +258,14 @@ int mrc_sysctl_init(void)
 	mrc_sysctl_header = register_net_sysctl(&init_net, "net/mrc",
 						mrc_sysctl_table);
 #endif
-	return mrc_sysctl_header ? 0 : -ENOMEM;
+	if (mrc_sysctl_header)
+		return 0;
+	percpu_counter_destroy(&mrc_sockets_allocated);
+	return -ENOMEM;
 }
 
 void mrc_sysctl_exit(void)
 {
 	unregister_net_sysctl_table(mrc_sysctl_header);
+	percpu_counter_destroy(&mrc_sockets_allocated);
 }

@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -39,6 +40,7 @@
 
 #include <linux/mrc.h>
 #include <linux/mrc_netlink.h>
+#include <linux/sockios.h>
 
 #include "kselftest_harness.h"
 
@@ -2217,64 +2219,124 @@ TEST_F(seqpacket, shutdown_while_send_waits)
 }
 
 /*
- * Over net.mrc.mem[0] and [1] (here 1 page), and under [2], the core
- * shrinks a stream's send buffer as it sends, and the stream goes on a
- * packet at a time; once memory is back under the limits, the next
+ * A second connection whose peer reads nothing holds a message of 4 MiB:
+ * the global count of MRC memory, which per-CPU reserves of about 1 MB a
+ * CPU keep small charges from, is then surely over a page or two.  Its
+ * fds in @held; net.mrc.mem as it was in @old and its third in @hard.
+ */
+static void hold_memory(struct __test_metadata *_metadata, int family,
+			int *held, char *old, size_t size, long *hard)
+{
+	unsigned short port;
+	char *buf, *end;
+
+	connect_pair(_metadata, SOCK_SEQPACKET, family, &held[0], &held[1],
+		     &held[2], &port);
+	buf = calloc(1, 4 * MIB);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(4 * MIB, send(held[1], buf, 4 * MIB, 0));
+	free(buf);
+	ASSERT_EQ(0, mrc_mem_set(NULL, old, size));
+	*hard = strtol(old, &end, 10);
+	*hard = strtol(end, &end, 10);
+	*hard = strtol(end, &end, 10);
+	ASSERT_LT(0, *hard) TH_LOG("net.mrc.mem: %s", old);
+}
+
+/*
+ * Over net.mrc.mem[2] (here 2 pages), the core shrinks a stream's send
+ * buffer as it sends; once memory is back under the limits, the next
  * sends give the buffer, which the user did not set, its default again
- * (net.mrc.wmem[1]).  (Over [2], the receiver would take nothing.)  A
- * message of 4 MiB on a second connection, whose peer reads nothing,
- * holds memory meanwhile: the global count, which per-CPU reserves of
- * about 1 MB a CPU keep small charges from, is then surely over 1 page.
+ * (net.mrc.wmem[1]).  The reader starts then: over [2], it would take
+ * nothing.
  */
 TEST_F(stream, sndbuf_after_pressure)
 {
 	struct job r = { .fd = self->sfd, .len = 256 * KIB, .seed = 13 };
 	int before, during, after, restored, held[3];
 	const size_t half = 128 * KIB;
-	char old[128], soft[64], *end;
-	unsigned short port;
+	ssize_t n1, n2, n3;
+	char old[128];
 	long hard;
-	ssize_t n1, n2;
 	char *buf;
 
-	connect_pair(_metadata, SOCK_SEQPACKET, variant->family, &held[0],
-		     &held[1], &held[2], &port);
-	buf = calloc(1, 4 * MIB);
-	ASSERT_NE(NULL, buf);
-	ASSERT_EQ(4 * MIB, send(held[1], buf, 4 * MIB, 0));
-	free(buf);
+	hold_memory(_metadata, variant->family, held, old, sizeof(old), &hard);
 	buf = malloc(half);
 	ASSERT_NE(NULL, buf);
 	before = get_int(self->cfd, SO_SNDBUF);
 	ASSERT_EQ(0, set_timeout(self->cfd, SO_SNDTIMEO, STUCK_MS));
-	ASSERT_EQ(0, mrc_mem_set(NULL, old, sizeof(old)));
-	hard = strtol(old, &end, 10);
-	hard = strtol(end, &end, 10);
-	hard = strtol(end, &end, 10);
-	ASSERT_LT(0, hard) TH_LOG("net.mrc.mem: %s", old);
-	snprintf(soft, sizeof(soft), "1 1 %ld", hard);
-	ASSERT_EQ(0, start(&r, receiver));
-	ASSERT_EQ(0, mrc_mem_set(soft, NULL, 0));
+	ASSERT_EQ(0, mrc_mem_set("1 1 2", NULL, 0));
 	fill(buf, half, 0, 13);
-	n1 = send_all(self->cfd, buf, half, 0);
+	n1 = send(self->cfd, buf, half, MSG_DONTWAIT | MSG_NOSIGNAL);
 	during = get_int(self->cfd, SO_SNDBUF);
 	restored = mrc_mem_set(old, NULL, 0);
 	ASSERT_EQ(0, restored);
+	ASSERT_EQ(0, start(&r, receiver));
+	if (n1 < 0)
+		n1 = 0;
+	n2 = send_all(self->cfd, buf + n1, half - n1, 0);
 	fill(buf, half, half, 13);
-	n2 = send_all(self->cfd, buf, half, 0);
+	n3 = send_all(self->cfd, buf, half, 0);
 	ASSERT_EQ(0, finish(&r));
 	after = get_int(self->cfd, SO_SNDBUF);
 	free(buf);
 	close_fds(held, 3);
 
-	EXPECT_EQ(half, n1);
-	EXPECT_EQ(half, n2);
+	EXPECT_EQ(half, n1 + n2);
+	EXPECT_EQ(half, n3);
 	EXPECT_EQ(2 * half, r.ret) TH_LOG("read: %s", strerror(r.err));
 	EXPECT_EQ((size_t)-1, r.bad);
 	EXPECT_GT(before, during) TH_LOG("the buffer did not shrink");
 	EXPECT_EQ(before, after)
 		TH_LOG("SO_SNDBUF %d before the pressure, %d in it, %d after",
 		       before, during, after);
+}
+
+/*
+ * Between net.mrc.mem[0] (here 1 page) and [1] (here the host's [2]),
+ * memory is not under pressure: a receiver that reads nothing takes a
+ * burst of 256 KiB whole, far past net.mrc.rmem[0], as TCP's does.
+ * Without a pressure state of MRC's own, the core held every receiver to
+ * rmem[0] (4 KiB) from mem[0] on, and the rest was dropped.
+ */
+TEST_F(stream, rcv_below_pressure)
+{
+	struct job r = { .fd = self->sfd, .len = 256 * KIB, .seed = 17 };
+	int held[3], restored, inq = -1, i;
+	char old[128], limits[96];
+	ssize_t n, rest;
+	size_t sent;
+	long hard;
+	char *buf;
+
+	hold_memory(_metadata, variant->family, held, old, sizeof(old), &hard);
+	buf = malloc(r.len);
+	ASSERT_NE(NULL, buf);
+	fill(buf, r.len, 0, 17);
+	/* Nothing may block for long before the host's limit comes back. */
+	ASSERT_EQ(0, set_timeout(self->cfd, SO_SNDTIMEO, STUCK_MS));
+	snprintf(limits, sizeof(limits), "1 %ld %ld", hard, hard);
+	ASSERT_EQ(0, mrc_mem_set(limits, NULL, 0));
+	n = send_all(self->cfd, buf, r.len, 0);
+	for (i = 0; i < 30; i++) {
+		if (ioctl(self->sfd, SIOCINQ, &inq) || inq >= (int)r.len)
+			break;
+		sleep_ms(100);
+	}
+	restored = mrc_mem_set(old, NULL, 0);
+	ASSERT_EQ(0, restored);
+	ASSERT_EQ(0, start(&r, receiver));
+	sent = n < 0 ? 0 : n;
+	rest = send_all(self->cfd, buf + sent, r.len - sent, 0);
+	ASSERT_EQ(0, finish(&r));
+	free(buf);
+	close_fds(held, 3);
+
+	EXPECT_EQ(r.len, n) TH_LOG("%zd bytes sent under the limits", n);
+	EXPECT_EQ(r.len - sent, rest);
+	EXPECT_EQ((int)r.len, inq) TH_LOG("the receiver holds %d bytes", inq);
+	EXPECT_EQ(r.len, r.ret) TH_LOG("read: %s", strerror(r.err));
+	EXPECT_EQ((size_t)-1, r.bad);
 }
 
 /*
