@@ -162,11 +162,12 @@ int mrc_send_pkts(struct mrc_sock *msk, struct sk_buff_head *pkts,
 }
 
 /*
- * Over net.mrc.mem[0], the core shrinks a stream's send buffer at each
- * send that needs memory (sk_stream_moderate_sndbuf(), down to half of
- * what is queued), and nothing there gives it back: the socket would keep
- * a few packets' worth for its life.  Once MRC's memory is under that
- * limit again, a buffer the user did not set returns to net.mrc.wmem[1].
+ * Over net.mrc.mem[2], or under pressure past its fair share, the core
+ * shrinks a stream's send buffer at each send that needs memory
+ * (sk_stream_moderate_sndbuf(), down to half of what is queued), and
+ * nothing there gives it back: the socket would keep a few packets'
+ * worth for its life.  Once MRC's memory is under net.mrc.mem[0] again,
+ * a buffer the user did not set returns to net.mrc.wmem[1].
  * In sendmsg(), under the socket lock, as setsockopt(SO_SNDBUF) and the
  * sends that shrink the buffer (mrc_reserve_mem()).
  */
