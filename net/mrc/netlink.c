@@ -32,13 +32,13 @@ static const struct genl_multicast_group mrc_mcgrps[] = {
 			     .flags = GENL_MCAST_CAP_NET_ADMIN, },
 };
 
-/* resv_start_op stays 0: a new family validates every op strictly. */
 /*
  * The generated ops, with the dump's start that the spec names (a "pre"
  * hook): the generator wires those in split ops only, which 6.1 has not.
  */
 static struct genl_ops mrc_genl_ops[ARRAY_SIZE(mrc_nl_ops)] __ro_after_init;
 
+/* resv_start_op stays 0: a new family validates every op strictly. */
 static struct genl_family mrc_genl_family __ro_after_init = {
 	.name		= MRC_FAMILY_NAME,
 	.version	= MRC_FAMILY_VERSION,
