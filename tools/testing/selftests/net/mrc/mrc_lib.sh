@@ -389,6 +389,43 @@ mrc_counter()
 		$1 == "MrcExt:" { if (col) print $col; exit }' /proc/net/mrc_snmp
 }
 
+declare -gA MRC_SNMP
+
+# mrc_snmp NS [PID]: every counter of NS (/proc/net/mrc_snmp) into
+# MRC_SNMP by name, all read at one moment.  With PID, a process of NS (a
+# transfer's end), they are read through /proc/PID/net, without starting
+# a process: under QEMU without KVM, with a transfer taking the CPUs, each
+# process started costs tenths of a second.
+mrc_snmp()
+{
+	local names=() values=() i
+
+	MRC_SNMP=()
+	if ! { [ -n "${2:-}" ] && [ "/proc/$2/ns/net" -ef "/run/netns/$1" ] &&
+	       { read -r -a names && read -r -a values; } < "/proc/$2/net/mrc_snmp"; } \
+	       2> /dev/null; then
+		{ read -r -a names && read -r -a values; } \
+			< <(ip netns exec "$1" cat /proc/net/mrc_snmp) || return 1
+	fi
+	for ((i = 1; i < ${#names[@]}; i++)); do
+		MRC_SNMP[${names[i]}]=${values[i]}
+	done
+}
+
+# mrc_counters NS NAME...: those counters of NS on one line, in that
+# order, 0 for a name it lacks; read at one moment (mrc_snmp).
+mrc_counters()
+{
+	local ns=$1 out=() name
+
+	shift
+	mrc_snmp "$ns" || return 1
+	for name; do
+		out+=("${MRC_SNMP[$name]:-0}")
+	done
+	echo "${out[*]}"
+}
+
 # mrc_is_number VALUE: whether VALUE is a whole number.
 mrc_is_number()
 {
