@@ -167,8 +167,8 @@ run()
 	mrc_wait_said "$tmp/out" started "$cli" || return 1
 	evs=$(evs_active "$A" 2)
 	mrc_info "plane 2 has $evs EVs in use; black-holing it"
-	doubts0=$(mrc_counter "$A" PlaneDoubts)
-	silent0=$(mrc_counter "$A" PlaneSilent)
+	mrc_snmp "$A" "$cli"
+	doubts0=${MRC_SNMP[PlaneDoubts]} silent0=${MRC_SNMP[PlaneSilent]}
 	for ns in "$A" "$B"; do
 		tc -n "$ns" qdisc add dev veth2 root netem loss 100% || return 1
 	done
@@ -177,8 +177,9 @@ run()
 	mrc_wait_for 2 plane2_retired
 	retired_after=$(($(date +%s%3N) - t0))
 	retired_left=$(evs_active "$A" 2)
-	doubts=$(($(mrc_counter "$A" PlaneDoubts) - doubts0))
-	silent=$(($(mrc_counter "$A" PlaneSilent) - silent0))
+	mrc_snmp "$A" "$cli"
+	doubts=$((${MRC_SNMP[PlaneDoubts]} - doubts0))
+	silent=$((${MRC_SNMP[PlaneSilent]} - silent0))
 	wait "$cli"
 	client_rc=$?
 	kill "$srv" 2> /dev/null
@@ -210,6 +211,13 @@ echoes_go_on()
 		mrc_fail "an echo waited ${longest:-?} ms"
 }
 
+# sent_over SENT0: $A sent 2,000 DATA packets more than SENT0 (DataSent),
+# read by its transfer's client $cli.
+sent_over()
+{
+	mrc_snmp "$A" "$cli" && [ $((${MRC_SNMP[DataSent]:-0} - $1)) -gt 2000 ]
+}
+
 # one_plane_transfer FAMILY SIZE [HOOK]: hosts $A and $B on one plane
 # (HOOK run once it is there), and a stream of SIZE from $A to $B, under
 # way: 2,000 packets sent.  Its client in $cli, its server in $srv.
@@ -227,7 +235,7 @@ one_plane_transfer()
 	ip netns exec "$A" "$XFER" -c "$peer" -p "$PORT" -s "$size" -T 120 \
 		> "$tmp/c.out" 2> "$tmp/c.err" &
 	cli=$!
-	mrc_wait_for 20 eval "[ \$((\$(mrc_counter $A DataSent) - $sent0)) -gt 2000 ]" ||
+	mrc_wait_for 20 sent_over "$sent0" ||
 		mrc_fail "the transfer did not start: $(cat "$tmp/c.err")"
 }
 
@@ -252,13 +260,15 @@ stall()
 	stall_retired='' stall_sums='' stall_counters='' stall_silence=''
 	stall_spurious=''
 	one_plane_transfer "$fam" 256M || return 1
-	ret0=$(mrc_counter "$A" EvRetired)
-	sil0=$(mrc_counter "$A" LossSilence)
-	spu0=$(mrc_counter "$A" SpuriousSilences)
+	mrc_snmp "$A" "$cli"
+	ret0=${MRC_SNMP[EvRetired]} sil0=${MRC_SNMP[LossSilence]}
+	spu0=${MRC_SNMP[SpuriousSilences]}
 	for ns in "$A" "$B"; do
 		tc -n "$ns" qdisc add dev veth1 root netem loss 100% || rc=1
 	done
 	sleep 0.5
+	# Read by a process, as ever: the retirements counted are those of
+	# as much of the silence.
 	ret1=$(mrc_counter "$A" EvRetired)
 	for ns in "$A" "$B"; do
 		tc -n "$ns" qdisc del dev veth1 root || rc=1
@@ -269,14 +279,15 @@ stall()
 	sleep 2
 	xfer_stop
 	xfer_done stall_sums || rc=1
-	ret2=$(mrc_counter "$A" EvRetired)
+	mrc_snmp "$A"
+	ret2=${MRC_SNMP[EvRetired]}
 	stall_retired=$((ret1 - ret0))
-	stall_silence=$(($(mrc_counter "$A" LossSilence) - sil0))
-	stall_spurious=$(($(mrc_counter "$A" SpuriousSilences) - spu0))
+	stall_silence=$((${MRC_SNMP[LossSilence]} - sil0))
+	stall_spurious=$((${MRC_SNMP[SpuriousSilences]} - spu0))
 	stall_counters=" EvRetired after the silence $((ret2 - ret1)):"
 	for k in LossTimeout LossSilence LossGap LossOtherEv LossElsewhere PlaneSilent \
 		 Timeouts Retrans; do
-		stall_counters+=" $k $(mrc_counter "$A" "$k")"
+		stall_counters+=" $k ${MRC_SNMP[$k]}"
 	done
 	mrc_info "counters of the sender:$stall_counters"
 	return "$rc"
@@ -302,10 +313,12 @@ pause()
 	else
 		one_plane_transfer "$fam" 128M || return 1
 	fi
+	mrc_snmp "$A" "$cli"
 	for k in "${counters[@]}"; do
-		before+=("$(mrc_counter "$A" "$k")")
+		before+=("${MRC_SNMP[$k]}")
 	done
-	dups=$(mrc_counter "$B" InDuplicates)
+	mrc_snmp "$B" "$srv"
+	dups=${MRC_SNMP[InDuplicates]}
 	if [ "$how" = held ]; then
 		tc -n "$B" qdisc change dev veth1 root handle 1: plug block &&
 			sleep 0.5 &&
@@ -318,12 +331,16 @@ pause()
 	kill -0 "$cli" 2> /dev/null ||
 		mrc_fail "the transfer ended before the pause did" || rc=1
 	# What the pause did, and not the rest of the transfer: two seconds
-	# for the answers held to come and be read.
-	sleep 2
+	# and a half for the answers held to come and be read, every counter
+	# read at that moment (a process each, as once, read them from two
+	# seconds on, a process start apart under the transfer).
+	sleep 2.5
+	mrc_snmp "$A" "$cli"
 	for k in "${!counters[@]}"; do
-		pause_moved+="${counters[k]} $(($(mrc_counter "$A" "${counters[k]}") - before[k]))"$'\n'
+		pause_moved+="${counters[k]} $((${MRC_SNMP[${counters[k]}]} - before[k]))"$'\n'
 	done
-	pause_moved+="InDuplicates $(($(mrc_counter "$B" InDuplicates) - dups))"$'\n'
+	mrc_snmp "$B" "$srv"
+	pause_moved+="InDuplicates $((${MRC_SNMP[InDuplicates]} - dups))"$'\n'
 	xfer_stop
 	xfer_done pause_sums || rc=1
 	mrc_info "$how: $(echo "$pause_moved" | tr '\n' ' ')"
@@ -473,7 +490,7 @@ two_planes_xfer()
 	ip netns exec "$A" "$XFER" -c "$peer" -p "$PORT" -s "$2" -T 120 \
 		> "$tmp/c.out" 2> "$tmp/c.err" &
 	cli=$!
-	mrc_wait_for 20 eval "[ \$((\$(mrc_counter $A DataSent) - $sent0)) -gt 2000 ]" ||
+	mrc_wait_for 20 sent_over "$sent0" ||
 		mrc_fail "the transfer did not start: $(cat "$tmp/c.err")" || return 1
 	mrc_wait_for 10 plane2_ready ||
 		mrc_fail "plane 2 not measured, or not in use whole: $(plane2_figures)"
@@ -520,7 +537,8 @@ cut_plane()
 	exec {fd}<&-
 	rm -f "$tmp/mon"
 	sleep 1
-	cut_silent=$(($(mrc_counter "$A" PlaneSilent) - sil0))
+	mrc_snmp "$A" "$cli"
+	cut_silent=$((${MRC_SNMP[PlaneSilent]} - sil0))
 	read -r _ p1 s1 act evs srtt <<< "$(plane2_figures)"
 	[ -n "$evs" ] && [ -n "$p0" ] &&
 		cut_moved="$((p1 - p0)) $((s1 - s0)) $act $evs $srtt"
