@@ -155,16 +155,29 @@ netem_stats()
 }
 
 # impaired PLANES NETEM-ARGS TYPE: a transfer while netem has PLANES; netem
-# must have seen the data, and dropped some of it at 10% loss.
+# must have seen the data, and dropped some of it at 10% loss.  The
+# qdiscs serve both socket types, set up for the stream (or the first
+# case that could) and removed after the seqpacket; each case counts what
+# they sent and dropped during its own transfer, from the totals in
+# $netem_sent and $netem_dropped.
 impaired()
 {
 	local planes=$1 args=$2 rc sent dropped
 
-	# shellcheck disable=SC2086 # $args is a list of arguments
-	netem "$planes" $args || return 1
+	if [ -z "$netem_on" ]; then
+		# shellcheck disable=SC2086 # $args is a list of arguments
+		netem "$planes" $args || return 1
+		netem_on=1
+		netem_sent=0
+		netem_dropped=0
+	fi
 	transfer "$3"
 	rc=$?
 	if netem_stats "$A"; then
+		sent=$((sent - netem_sent))
+		dropped=$((dropped - netem_dropped))
+		netem_sent=$((netem_sent + sent))
+		netem_dropped=$((netem_dropped + dropped))
 		mrc_info "netem ($args) on $A: $sent packets sent, $dropped dropped"
 		[ "$sent" -ge 100 ] || mrc_fail "netem saw $sent packets" || rc=1
 		[ "$args" != "loss 10%" ] || [ "$dropped" -gt 0 ] ||
@@ -172,7 +185,10 @@ impaired()
 	else
 		rc=1
 	fi
-	netem "$planes" || rc=1
+	if [ "$3" = seqpacket ]; then
+		netem "$planes" || rc=1
+		netem_on=
+	fi
 	return "$rc"
 }
 
@@ -181,6 +197,7 @@ check()
 {
 	local type
 
+	netem_on=
 	for type in stream seqpacket; do
 		mrc_check "$name, $1, $type" impaired "$2" "$3" "$type"
 	done

@@ -8,7 +8,8 @@
 #   flight at any time (and half of that at least once: the window was
 #   seen);
 # - with buffers of $BUF_MIB MiB at both ends (SO_SNDBUF and SO_RCVBUF
-#   before connect() and listen()), more than 1,024 are, at some time;
+#   before connect() and listen()), more than 1,024 are, at some time
+#   (and once they were, the client stops sending);
 # - with the large buffers at the sender only, the receiver's first window
 #   still bounds the sender's ring: at most 1,024 again;
 # - with the large buffers at both ends and a bottleneck of $RATE_MBIT
@@ -19,8 +20,12 @@
 #   holds is told, however many holes lie below), not by timeouts that
 #   took the silence of untold packets for a dead path and cut the window
 #   to its floor; and it retires no more than a few EVs, where it retired
-#   each EV a drop hit (34 to 54 in a run of 10 s at 200 ms).
-# Every stream arrives whole, with the same SHA-256.  IPv4 and IPv6.
+#   each EV a drop hit (34 to 54 in a run of 10 s at 200 ms).  The
+#   client stops sending once the drops are over (no resend for 2 s), and
+#   the counters take in what its send buffer still held.
+# A client that stops sends no more after the write under way, and what
+# it sent must arrive all the same.  Every stream arrives whole, with the
+# same SHA-256.  IPv4 and IPv6.
 
 . "$(dirname "$0")/mrc_lib.sh"
 
@@ -28,7 +33,7 @@ mrc_require_root
 
 mrc_need_mrcctl
 mrc_need_bin mrc_xfer
-mrc_need_cmd tc jq
+mrc_need_cmd tc
 XFER=$MRC_BIN/mrc_xfer
 mrc_module_loaded || modprobe mrc || exit "$KSFT_FAIL"
 mrc_need_mod sch_netem
@@ -49,6 +54,10 @@ SIZE_LARGE=48M
 # short enough for slow start to overflow it.
 RATE_MBIT=100
 QUEUE_MS=20
+# How long the sender of the last case must resend nothing for its losses
+# to be over: ten round trips, and twice the 1 s that bounds the backoff
+# of a timeout.
+QUIET_MS=2000
 
 suffix=$(printf '%04x' $RANDOM)
 tmp=$(mktemp -d)
@@ -112,19 +121,55 @@ in_order()
 	ip netns exec "$1" sh -c 'echo 1 > /sys/class/net/veth1/queues/rx-0/rps_cpus'
 }
 
-# in_flight: the most packets in flight on $A's connections, now.
-in_flight()
+# sample: a look at $A's connections (mrcctl -s conn show, as text: jq
+# after it took 0.3 s a sample under QEMU without acceleration).  The most
+# packets in flight on one of them (the sum over its planes) raises
+# $peak; the packets that the transfer's own (to $port) resent are in
+# $retx, and when that last grew, in microseconds, in $retx_at.
+sample()
 {
-	"$MRCCTL" -n "$A" -j conn show 2> /dev/null |
-		jq '[.[] | [.planes[].inflight] | add // 0] | max // 0'
+	local w i n=-1 mine=0 got=
+
+	while read -r -a w; do
+		case ${w[0]} in
+		conn)
+			[ "$n" -le "$peak" ] || peak=$n
+			n=0
+			mine=0
+			for ((i = 1; i < ${#w[@]}; i++)); do
+				[[ ${w[i]} == *":$port" ]] && mine=1
+			done
+			;;
+		tx)
+			# The connection's counters, on the line after it.
+			for ((i = 1; i + 1 < ${#w[@]}; i++)); do
+				[ "$mine" = 1 ] && [ "${w[i]}" = retx ] &&
+					got=${w[i + 1]}
+			done
+			;;
+		plane)
+			for ((i = 2; i + 1 < ${#w[@]}; i++)); do
+				[ "${w[i]}" = inflight ] && n=$((n + w[i + 1]))
+			done
+			;;
+		esac
+	done < <("$MRCCTL" -n "$A" -s conn show 2> /dev/null)
+	[ "$n" -le "$peak" ] || peak=$n
+	if [ -n "$got" ] && [ "$got" != "$retx" ]; then
+		retx=$got
+		retx_at=${EPOCHREALTIME/[.,]/}
+	fi
 }
 
-# transfer CLIENT_BUF SERVER_BUF SIZE: a stream of SIZE from $A to $B, the
-# sockets' buffers set to these (0: the defaults), in flight sampled all
-# along; the most in $peak.  Both ends must agree on bytes and SHA-256.
+# transfer CLIENT_BUF SERVER_BUF SIZE [ENOUGH]: a stream of SIZE from $A
+# to $B, the sockets' buffers set to these (0: the defaults), in flight
+# sampled all along; the most in $peak.  With ENOUGH, a command run after
+# each sample: once it succeeds, the client stops sending after the write
+# under way (mrc_xfer's SIGUSR1), the rest of the stream proving nothing
+# more.  Both ends must agree on bytes and SHA-256.
 transfer()
 {
-	local cbuf=() sbuf=() srv cli rc src n c s
+	local cbuf=() sbuf=() srv cli rc src c s stopped=
 
 	[ "$1" = 0 ] || cbuf=(-b "$1")
 	[ "$2" = 0 ] || sbuf=(-b "$2")
@@ -147,9 +192,15 @@ transfer()
 	# Until the server read the end: a client whose stream fits in its
 	# send buffer closes at once, and its connection sends on.
 	peak=0
+	retx=0
+	retx_at=${EPOCHREALTIME/[.,]/}
 	while kill -0 "$srv" 2> /dev/null; do
-		n=$(in_flight)
-		[ "${n:-0}" -le "$peak" ] || peak=$n
+		sample
+		if [ -n "$4" ] && [ -z "$stopped" ] && "$4"; then
+			# Not waited for yet, the client keeps its pid.
+			kill -USR1 "$cli" 2> /dev/null
+			stopped=1
+		fi
 		sleep 0.2
 	done
 	wait "$cli"
@@ -166,6 +217,8 @@ transfer()
 	fi
 	c=$(awk '$1 == "conn" { print $4, $8 }' "$tmp/c.out")
 	s=$(awk '$1 == "conn" { print $4, $8 }' "$tmp/s.out")
+	[ -z "$stopped" ] ||
+		mrc_info "$name: stopped by $4 after ${c%% *} bytes of $3"
 	mrc_expect "received (bytes, sha256)" "$s" "$c" && [ -n "$c" ]
 }
 
@@ -185,11 +238,19 @@ default_window()
 	transfer 0 0 "$SIZE" && bounded
 }
 
-# large_window: large buffers at both ends, more than $RING_MIN in flight.
+# past_ring: more than $RING_MIN packets were seen in flight.
+past_ring()
+{
+	[ "$peak" -gt "$RING_MIN" ]
+}
+
+# large_window: large buffers at both ends, more than $RING_MIN in flight
+# (the stream stops once they were).
 large_window()
 {
 	mrc_stats_delta "$A" "$tmp" > /dev/null || return 1
-	transfer $((BUF_MIB << 20)) $((BUF_MIB << 20)) "$SIZE_LARGE" || return 1
+	transfer $((BUF_MIB << 20)) $((BUF_MIB << 20)) "$SIZE_LARGE" past_ring ||
+		return 1
 	[ "$peak" -gt "$RING_MIN" ] && return 0
 	mrc_stats_delta "$A" "$tmp" > "$tmp/stats"
 	mrc_fail "at most $peak packets in flight, not more than $RING_MIN;" \
@@ -203,9 +264,35 @@ receiver_bounds()
 	transfer $((BUF_MIB << 20)) 0 "$SIZE" && bounded
 }
 
+# losses_over: the queue overflowed (the tbf dropped packets), the sender
+# resent packets, and none for $QUIET_MS ms.  Slow start's overflow and
+# its recovery are over: the window, cut to half the pipe and its queue
+# or less, grows by a packet a round trip from there (no target delay),
+# hundreds of round trips from overflowing the queue again, and the rest
+# of a stream sized for any machine's pace only waits for it.
+losses_over()
+{
+	local line tbf=0 re='\(dropped ([0-9]+)'
+
+	[ "$retx" -gt 0 ] &&
+		[ $((${EPOCHREALTIME/[.,]/} - retx_at)) -ge $((QUIET_MS * 1000)) ] ||
+		return 1
+	while read -r line; do
+		case $line in
+		"qdisc tbf "*) tbf=1 ;;
+		"qdisc "*) tbf=0 ;;
+		esac
+		[ "$tbf" = 1 ] && [[ $line =~ $re ]] &&
+			[ "${BASH_REMATCH[1]}" -gt 0 ] && return 0
+	done < <(tc -s -n "$A" qdisc show dev veth1)
+	return 1
+}
+
 # overflow: large buffers at both ends through a short queue at
 # $RATE_MBIT Mbit/s; losses found by gaps, hardly any by timeouts, and
-# hardly any EV retired.
+# hardly any EV retired: counted from the start to the end of the stream,
+# which stops once losses_over, and then still sends what the send
+# buffer holds.
 overflow()
 {
 	local gap timeout silence retired half=$((RTT_MS / 2)) rc=0
@@ -216,7 +303,8 @@ overflow()
 			rate "${RATE_MBIT}mbit" burst 32k latency "${QUEUE_MS}ms" ||
 		mrc_fail "cannot add tbf" || return 1
 	mrc_stats_delta "$A" "$tmp" > /dev/null || return 1
-	transfer $((BUF_MIB << 20)) $((BUF_MIB << 20)) "$SIZE_LARGE" || rc=1
+	transfer $((BUF_MIB << 20)) $((BUF_MIB << 20)) "$SIZE_LARGE" \
+		losses_over || rc=1
 	mrc_stats_delta "$A" "$tmp" > "$tmp/stats" || return 1
 	# Outrun by a later packet of its own EV, or of another of the plane.
 	gap=$(($(mrc_stat LossGap "$tmp/stats") + $(mrc_stat LossOtherEv "$tmp/stats")))
