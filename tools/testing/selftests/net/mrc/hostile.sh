@@ -158,6 +158,45 @@ cleanup()
 }
 trap cleanup EXIT
 
+# mrc_hostile.py starts up in a second or so in a TCG guest, some thirty
+# times a run: it runs compiled once (setup), without the site module (it
+# needs nothing but the standard library), and where a case can, it
+# starts up ahead, while the case does something else (ahead, begin).
+PY=(python3 -S "$HOSTILE")
+declare -A ahead_pid=() ahead_args=()
+
+# ahead NAME NS ARG...: mrc_hostile.py ARG... in NS (- for the initial
+# one), in the background, its output in $tmp/NAME.out and .err: it starts
+# up now, and runs at begin NAME.
+ahead()
+{
+	local name=$1 ns=$2 in=()
+
+	shift 2
+	[ "$ns" = - ] || in=(ip netns exec "$ns")
+	# One that a failed case left waiting is not to run.
+	[ -z "${ahead_pid[$name]:-}" ] || kill "${ahead_pid[$name]}" 2> /dev/null
+	rm -f "$tmp/$name.out" "$tmp/$name.err" "$tmp/$name.begin"
+	"${in[@]}" "${PY[@]}" --after "$tmp/$name.begin" "$@" \
+		> "$tmp/$name.out" 2> "$tmp/$name.err" &
+	ahead_pid[$name]=$!
+	ahead_args[$name]="$ns $*"
+}
+
+# begin NAME NS ARG...: mrc_hostile.py ARG... in NS runs now, in the
+# background, as ahead NAME started it (or, when it did not with those
+# arguments, as it starts now); its pid in $pid.
+begin()
+{
+	local name=$1
+
+	shift
+	[ "${ahead_args[$name]:-}" = "$*" ] || ahead "$name" "$@"
+	pid=${ahead_pid[$name]}
+	unset "ahead_pid[$name]" "ahead_args[$name]"
+	touch "$tmp/$name.begin"
+}
+
 # addr PLANE HOST: the host's address on the plane (mrc_hostile.py's).
 addr()
 {
@@ -175,8 +214,18 @@ addr()
 
 setup()
 {
-	local ns h p cmds=()
+	local ns h p cmds=() spoofing
 
+	# mrc_hostile.py compiled, then the spoofed addresses of the SYN
+	# floods, while the namespaces are built.
+	{
+		python3 -S -c 'import py_compile, sys
+py_compile.compile(sys.argv[1], sys.argv[2], doraise=True)' \
+			"$HOSTILE" "$tmp/mrc_hostile.pyc" > /dev/null 2>&1 &&
+			PY=(python3 -S "$tmp/mrc_hostile.pyc")
+		"${PY[@]}" spoofed > "$tmp/spoofed"
+	} &
+	spoofing=$!
 	mrc_ns_add "$S" "$A" "$B" "$M" "$V" || return 1
 	for p in 1 2; do
 		cmds+=("link add br$p type bridge mcast_snooping 0"
@@ -210,7 +259,9 @@ setup()
 	done
 	# Spoofed SYNs come from addresses nobody owns: B reaches them at M's
 	# MAC, so that its answers go out (and are counted) and die at M.
-	python3 "$HOSTILE" spoofed > "$tmp/spoofed" || return 1
+	wait "$spoofing" || return 1
+	[ ! -s "$tmp/mrc_hostile.pyc" ] || PY=(python3 -S "$tmp/mrc_hostile.pyc")
+	awk '{ print $2 }' "$tmp/spoofed" > "$tmp/spoofed.all"
 	for p in 1 2; do
 		awk -v p="$p" '$1 == p { print $2 }' "$tmp/spoofed" > "$tmp/spoofed$p"
 	done
@@ -229,29 +280,30 @@ hub()
 
 	[ "$1" = on ] && age=0
 	for p in 1 2; do
-		ip -n "$S" link set "br$p" type bridge ageing_time "$age" || return 1
-	done
+		echo "link set br$p type bridge ageing_time $age"
+	done | ip -n "$S" -batch -
 }
 
 # slow NS on|off [NETEM...]: netem on the DATA packets that NS sends on its
 # plane devices (UDP payload starting with version 1, type 3); the rest,
-# acknowledgments of what NS receives and probes, passes first.
+# acknowledgments of what NS receives and probes, passes first.  Two tc
+# batches: the old qdiscs go (if there are), the new come (or it fails).
 slow()
 {
 	local ns=$1 on=$2 p dev proto at
 
 	shift 2
 	for p in 1 2; do
+		echo "qdisc del dev veth$p root"
+	done | tc -n "$ns" -force -batch - 2> /dev/null
+	[ "$on" = on ] || return 0
+	for p in 1 2; do
 		dev=veth$p proto=ip at=28
 		[ "$p" = 1 ] || proto=ipv6 at=48
-		tc -n "$ns" qdisc del dev "$dev" root 2> /dev/null
-		[ "$on" = on ] || continue
-		tc -n "$ns" qdisc add dev "$dev" root handle 1: prio bands 2 \
-			priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 &&
-			tc -n "$ns" qdisc add dev "$dev" parent 1:2 handle 20: netem "$@" &&
-			tc -n "$ns" filter add dev "$dev" parent 1: protocol "$proto" \
-				prio 1 u32 match u8 0x13 0xff at "$at" flowid 1:2 || return 1
-	done
+		echo "qdisc add dev $dev root handle 1: prio bands 2 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
+		echo "qdisc add dev $dev parent 1:2 handle 20: netem $*"
+		echo "filter add dev $dev parent 1: protocol $proto prio 1 u32 match u8 0x13 0xff at $at flowid 1:2"
+	done | tc -n "$ns" -batch -
 }
 
 # said FILE WORD: FILE has a line starting with WORD.
@@ -271,12 +323,29 @@ start_server()
 	rm -f "$tmp/$name.out" "$tmp/$name.err"
 	ip netns exec "$ns" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err" &
 	pid=$!
-	if ! mrc_wait_for 30 mrc_server_ready "$tmp/$name.out" "$pid" ||
-	   ! mrc_said_ready "$tmp/$name.out"; then
-		mrc_fail "$name did not start:"
-		mrc_show "$tmp/$name.err"
+	server_ready "$name" "$pid"
+}
+
+# server_ready NAME PID: the server NAME (PID) says "ready", or it fails.
+server_ready()
+{
+	if ! mrc_wait_for 30 mrc_server_ready "$tmp/$1.out" "$2" ||
+	   ! mrc_said_ready "$tmp/$1.out"; then
+		mrc_fail "$1 did not start:"
+		mrc_show "$tmp/$1.err"
 		return 1
 	fi
+}
+
+# hostile_server NAME NS ARG...: mrc_hostile.py server ARG... in NS (begin)
+# until it says "ready"; its pid in $pid.
+hostile_server()
+{
+	local name=$1 ns=$2
+
+	shift 2
+	begin "$name" "$ns" server "$@"
+	server_ready "$name" "$pid"
 }
 
 capturing()
@@ -285,13 +354,24 @@ capturing()
 }
 
 # capture_start NAME NS FILTER: tcpdump on all of NS's devices into
-# $tmp/NAME.pcap; its pid in $cap.
+# $tmp/NAME.pcap; its pid in $cap.  capture_spawn starts it, and
+# capture_ready NAME waits until it captures.
 capture_start()
+{
+	capture_spawn "$@"
+	capture_ready "$1"
+}
+
+capture_spawn()
 {
 	rm -f "$tmp/$1.pcap" "$tmp/$1.cap.err"
 	ip netns exec "$2" tcpdump -i any -nn -U -Z root --immediate-mode -B 8192 \
 		-w "$tmp/$1.pcap" "$3" 2> "$tmp/$1.cap.err" &
 	cap=$!
+}
+
+capture_ready()
+{
 	mrc_wait_for 20 capturing "$tmp/$1.cap.err" ||
 		mrc_fail "tcpdump: $(cat "$tmp/$1.cap.err")"
 }
@@ -395,19 +475,23 @@ xfer_end()
 }
 
 # attacker_start NAME SUBCOMMAND ARG...: mrc_hostile.py in M that first
-# learns the ids of the next transfer, with the bridges as hubs; returns
-# once it listens.  Its pid in $att.
+# learns the ids of the next transfer (begin); attacker_listening NAME
+# waits until it listens, and turns the bridges into hubs.  Its pid in
+# $att.
 attacker_start()
 {
 	local name=$1
 
 	shift
-	rm -f "$tmp/$name.out" "$tmp/$name.go"
-	ip netns exec "$M" python3 "$HOSTILE" "$@" --go "$tmp/$name.go" \
-		> "$tmp/$name.out" 2> "$tmp/$name.err" &
-	att=$!
-	mrc_wait_for 30 said "$tmp/$name.out" listening ||
-		mrc_fail "$name: $(cat "$tmp/$name.err")" || return 1
+	rm -f "$tmp/$name.go"
+	begin "$name" "$M" "$@" --go "$tmp/$name.go"
+	att=$pid
+}
+
+attacker_listening()
+{
+	mrc_wait_for 30 said "$tmp/$1.out" listening ||
+		mrc_fail "$1: $(cat "$tmp/$1.err")" || return 1
 	hub on
 }
 
@@ -450,18 +534,29 @@ ns_counter()
 
 # back_start: a second connection, from B to A, that B writes to at a
 # steady pace until $tmp/stop exists: the acknowledgments of case 1 reach
-# a sender.  The writer's pid in $back, the reader's in $back_srv.
+# a sender.  Its reader starts up, and its writer ahead: back_go waits for
+# the reader to listen, and has the writer connect (before the bridges
+# turn hubs: the attacker sees it write, not connect).  The writer's pid
+# in $back, the reader's in $back_srv.
 back_start()
 {
 	port=$((port + 1))
 	bport=$port
 	rm -f "$tmp/stop"
-	start_server back-srv "$A" python3 "$HOSTILE" server --port "$bport" \
-		--mode read || return 1
+	begin back-srv "$A" server --port "$bport" --mode read
 	back_srv=$pid
-	ip netns exec "$B" python3 "$HOSTILE" client --connect "$(addr 1 A)" \
-		--port "$bport" --stop "$tmp/stop" > "$tmp/back.out" 2> "$tmp/back.err" &
-	back=$!
+	ahead back "$B" client --connect "$(addr 1 A)" --port "$bport" \
+		--stop "$tmp/stop"
+}
+
+back_go()
+{
+	server_ready back-srv "$back_srv" || return 1
+	begin back "$B" client --connect "$(addr 1 A)" --port "$bport" \
+		--stop "$tmp/stop"
+	back=$pid
+	mrc_wait_for 30 said "$tmp/back.out" connected ||
+		mrc_fail "B's writer did not connect: $(cat "$tmp/back.err")"
 }
 
 # back_end: the reader got what the writer wrote.
@@ -492,14 +587,17 @@ malformed()
 
 	port=$((port + 1))
 	fport=$port
-	# A listener that takes the fuzzed SYNs and resets what it accepts.
-	start_server fuzz-listener "$B" python3 "$HOSTILE" server --port "$fport" \
-		--mode reset --backlog 8 || return 1
+	# A listener that takes the fuzzed SYNs and resets what it accepts,
+	# the second connection's ends and the attacker start up together.
+	begin fuzz-listener "$B" server --port "$fport" --mode reset --backlog 8
 	flisten=$pid
-	back_start || return 1
-	slow "$A" on "${SLOW[@]}" || return 1
+	back_start
 	xfer_port
-	attacker_start fuzz fuzz --port "$xport" --fuzz-port "$fport" || return 1
+	attacker_start fuzz fuzz --port "$xport" --fuzz-port "$fport"
+	slow "$A" on "${SLOW[@]}" || return 1
+	server_ready fuzz-listener "$flisten" || return 1
+	back_go || return 1
+	attacker_listening fuzz || return 1
 	xfer_start x1 || return 1
 	attacker_learned fuzz || return 1
 	before=$(conn_json "$B" "$xport")
@@ -548,7 +646,7 @@ malformed()
 # $refused1.
 malclient_run()
 {
-	local vcap bcap sampler rc=0 opts=() split=()
+	local vcap bcap sampler rc=0 opts=() split=() mal=() judge=()
 
 	# The guessers' streams pause 2 s after 16 KiB: validation must be
 	# done with data still to send, however late M's echoes are (a
@@ -556,14 +654,23 @@ malclient_run()
 	[ "${1:-}" = guess ] &&
 		opts=(--guess --seed 9) split=(--split 16384 --pause 2)
 	port=$((port + 1))
-	refused0=$(mrc_counter "$B" ValidationRefused)
-	capture_start victim "$V" udp || return 1
-	vcap=$cap
-	capture_start server "$B" udp || return 1
-	bcap=$cap
-	start_server writer "$B" python3 "$HOSTILE" server --port "$port" \
-		--mode write --bytes 65536 "${split[@]}" || return 1
+	# The client and the judge start up with the captures and B's writer.
+	mal=(malclient "${opts[@]}" --port "$port" --bytes 65536
+	     --timeout "$MAL_TIMEOUT" --out "$tmp/conns.json")
+	judge=(judge-victim --conns "$tmp/conns.json" --victim "$tmp/victim.pcap"
+	       --server "$tmp/server.pcap")
+	ahead mal "$M" "${mal[@]}"
+	ahead judge - "${judge[@]}"
+	begin writer "$B" server --port "$port" --mode write --bytes 65536 \
+		"${split[@]}"
 	writer=$pid
+	capture_spawn victim "$V" udp
+	vcap=$cap
+	capture_spawn server "$B" udp
+	bcap=$cap
+	refused0=$(mrc_counter "$B" ValidationRefused)
+	capture_ready victim && capture_ready server &&
+		server_ready writer "$writer" || return 1
 	# B's connections every 2 s, to tell why one ends badly.
 	while sleep 2; do
 		{ echo "at $SECONDS s:"; "$MRCCTL" -n "$B" -s conn show; } \
@@ -572,9 +679,8 @@ malclient_run()
 	done &
 	sampler=$!
 	[ "${1:-}" = guess ] && hub on
-	ip netns exec "$M" python3 "$HOSTILE" malclient "${opts[@]}" \
-		--port "$port" --bytes 65536 --timeout "$MAL_TIMEOUT" \
-		--out "$tmp/conns.json" > "$tmp/mal.out" 2> "$tmp/mal.err" ||
+	begin mal "$M" "${mal[@]}"
+	wait "$pid" ||
 		{ mrc_fail "malclient ${opts[*]}: $(cat "$tmp/mal.err")"; rc=1; }
 	[ "${1:-}" = guess ] && hub off
 	kill "$sampler" 2> /dev/null
@@ -586,9 +692,9 @@ malclient_run()
 	capture_stop "$bcap"
 	kill "$writer" 2> /dev/null
 	[ "$rc" = 0 ] || return 1
-	python3 "$HOSTILE" judge-victim --conns "$tmp/conns.json" \
-		--victim "$tmp/victim.pcap" --server "$tmp/server.pcap" > "$tmp/judge.out" ||
-		{ mrc_fail "judge-victim failed"; return 1; }
+	begin judge - "${judge[@]}"
+	wait "$pid" ||
+		{ mrc_fail "judge-victim failed: $(cat "$tmp/judge.err")"; return 1; }
 	mrc_show "$tmp/mal.out"
 	mrc_show "$tmp/judge.out"
 }
@@ -741,34 +847,49 @@ guessed()
 
 flood_run()
 {
-	local p fcap
+	local p fcap flood=()
 
+	# The listeners, the floods and their judge start up together (the
+	# floods and the judge to run later), while B gets its planes.
+	for p in 1 2 3; do
+		port=$((port + 1))
+		lport[p]=$port
+		begin "listener$p" "$B" server --port "$port" --backlog "$BACKLOG" \
+			--mode read --timeout 30
+		listener[p]=$pid
+	done
+	for p in 1 2 3; do
+		flood_args "$p"
+		ahead "flood$p" "$M" "${flood[@]}"
+	done
+	ahead flood-judge - judge-flood --pcap "$tmp/flood.pcap"
+	capture_spawn flood "$B" udp
+	fcap=$cap
 	# Ten more planes at B, on veth pairs of its own (the suite's kernels
 	# need no other device type): B's SYN_ACKs list 12 planes, 280 bytes,
 	# and four of them would outweigh three SYNs.
 	for p in $(seq 3 "$B_PLANES"); do
-		ip -n "$B" link add "extra$p" type veth peer name "extrapeer$p" &&
-			ip -n "$B" addr add "10.0.$p.2/24" dev "extra$p" &&
-			ip -n "$B" link set "extra$p" up &&
-			ip -n "$B" link set "extrapeer$p" up &&
-			"$MRCCTL" -n "$B" plane add dev "extra$p" id "$p" \
-				addr "10.0.$p.2" > /dev/null ||
+		echo "link add extra$p type veth peer name extrapeer$p"
+		echo "addr add 10.0.$p.2/24 dev extra$p"
+		echo "link set extra$p up"
+		echo "link set extrapeer$p up"
+	done | ip -n "$B" -batch - || mrc_fail "cannot add B's devices" || return 1
+	for p in $(seq 3 "$B_PLANES"); do
+		"$MRCCTL" -n "$B" plane add dev "extra$p" id "$p" \
+			addr "10.0.$p.2" > /dev/null ||
 			mrc_fail "cannot add plane $p to B" || return 1
 	done
-	capture_start flood "$B" udp || return 1
-	fcap=$cap
-	for p in 1 2; do
-		port=$((port + 1))
-		lport[p]=$port
-		start_server "listener$p" "$B" python3 "$HOSTILE" server --port "$port" \
-			--backlog "$BACKLOG" --mode read --timeout 30 || return 1
-		listener[p]=$pid
+	mrc_wait_for 10 mrc_planes_up "$B" "$B_PLANES" ||
+		mrc_fail "B's planes not up: $("$MRCCTL" -n "$B" plane show)" || return 1
+	capture_ready flood || return 1
+	for p in 1 2 3; do
+		server_ready "listener$p" "${listener[p]}" || return 1
 	done
 	for p in 1 2; do
-		ip netns exec "$M" python3 "$HOSTILE" flood --plane "$p" \
-			--port "${lport[p]}" --count $((BACKLOG + 1)) \
-			--then $((10 * BACKLOG)) > "$tmp/flood$p.out" ||
-			mrc_fail "flood: $(cat "$tmp/flood$p.out")" || return 1
+		flood_args "$p"
+		begin "flood$p" "$M" "${flood[@]}"
+		wait "$pid" || mrc_fail "flood: $(cat "$tmp/flood$p.out" "$tmp/flood$p.err")" ||
+			return 1
 		flood_t0[p]=$(date +%s.%N)
 		ip netns exec "$A" "$XFER" -c "$(addr "$p" B)" -p "${lport[p]}" -s 64K \
 			-T 20 > "$tmp/honest$p.out" 2> "$tmp/honest$p.err" &
@@ -778,31 +899,56 @@ flood_run()
 	for p in 1 2; do
 		wait "${honest[p]}" || mrc_fail "A on plane $p: $(cat "$tmp/honest$p.err")"
 	done
-	# The half-open connections have had their time.
-	sleep $((HALF_OPEN_GONE - (SECONDS - flood_end) + 1))
+	# The half-open connections have had their time, or are gone sooner:
+	# then none is left to be accepted or to send a SYN_ACK.
+	mrc_wait_for $((HALF_OPEN_GONE - (SECONDS - flood_end) + 1)) spoofed_gone
 	"$MRCCTL" -n "$B" -j conn show > "$tmp/left.json"
+	left_after=$((SECONDS - flood_end))
 	for p in 1 2; do
 		kill "${listener[p]}" 2> /dev/null
 	done
 	capture_stop "$fcap"
-	python3 "$HOSTILE" judge-flood --pcap "$tmp/flood.pcap" > "$tmp/flood.judge"
+	begin flood-judge - judge-flood --pcap "$tmp/flood.pcap"
+	wait "$pid" || mrc_fail "judge-flood: $(cat "$tmp/flood-judge.err")"
 	for p in $(seq 3 "$B_PLANES"); do
 		"$MRCCTL" -n "$B" plane del id "$p" > /dev/null
-		ip -n "$B" link del "extra$p"
 	done
+	for p in $(seq 3 "$B_PLANES"); do
+		echo "link del extra$p"
+	done | ip -n "$B" -batch -
 
 	# Past the bound on half-open connections, SYNs are refused, counted.
 	syn_before=$(ns_counter "$B" syn_dropped)
-	port=$((port + 1))
-	start_server listener3 "$B" python3 "$HOSTILE" server --port "$port" \
-		--backlog "$BACKLOG" --mode read --timeout 30 || return 1
-	ip netns exec "$M" python3 "$HOSTILE" flood --plane 1 --port "$port" \
-		--count "$BOUND_SYNS" --then 0 > "$tmp/flood3.out" ||
-		mrc_fail "flood: $(cat "$tmp/flood3.out")" || return 1
+	flood_args 3
+	begin flood3 "$M" "${flood[@]}"
+	wait "$pid" || mrc_fail "flood: $(cat "$tmp/flood3.out" "$tmp/flood3.err")" ||
+		return 1
 	half_open=$("$MRCCTL" -n "$B" -j conn show |
 		jq '[.[] | select(.state == "syn-recv")] | length')
 	syn_after=$(ns_counter "$B" syn_dropped)
-	kill "$pid" 2> /dev/null
+	kill "${listener[3]}" 2> /dev/null
+}
+
+# flood_args N: in $flood, the arguments of flood N: backlog + 1 SYNs then
+# 10 x backlog at listener N on plane N (1, 2), or BOUND_SYNS at once at
+# listener 3 on plane 1.
+flood_args()
+{
+	if [ "$1" = 3 ]; then
+		flood=(flood --plane 1 --port "${lport[3]}" --count "$BOUND_SYNS"
+		       --then 0)
+	else
+		flood=(flood --plane "$1" --port "${lport[$1]}"
+		       --count $((BACKLOG + 1)) --then $((10 * BACKLOG)))
+	fi
+}
+
+# spoofed_gone: B has no connection from a spoofed source.
+spoofed_gone()
+{
+	"$MRCCTL" -n "$B" -j conn show > "$tmp/conns.now" &&
+		jq -r '.[].peer_address' "$tmp/conns.now" > "$tmp/peers.now" &&
+		! grep -qxF -f "$tmp/spoofed.all" "$tmp/peers.now"
 }
 
 # syn_bound: at most HALF_OPEN_MAX half-open connections at one listener,
@@ -843,14 +989,14 @@ flooded()
 		"$tmp/spoofed$p" "$tmp/listener$p.out")
 	left=$(jq -r '.[].peer_address' "$tmp/left.json" |
 		grep -cxF -f "$tmp/spoofed$p")
-	synack=$(awk -v p="$p" '$1 == "plane" && $2 == p { print $4 }' "$tmp/flood.judge")
-	bytes=$(awk -v p="$p" '$1 == "plane" && $2 == p { print $8 }' "$tmp/flood.judge")
+	synack=$(awk -v p="$p" '$1 == "plane" && $2 == p { print $4 }' "$tmp/flood-judge.out")
+	bytes=$(awk -v p="$p" '$1 == "plane" && $2 == p { print $8 }' "$tmp/flood-judge.out")
 	if [ -n "$accepted_at" ]; then
 		dt=$(awk -v a="$accepted_at" -v b="${flood_t0[p]}" 'BEGIN { printf "%.2f", a - b }')
 	else
 		dt=never
 	fi
-	mrc_info "plane $p: $sent spoofed SYNs; A accepted after $dt s; $spoof_acc spoofed connections accepted, $left left after ${HALF_OPEN_GONE}+ s; $synack SYN_ACKs to spoofed sources, $bytes bytes"
+	mrc_info "plane $p: $sent spoofed SYNs; A accepted after $dt s; $spoof_acc spoofed connections accepted, $left left after $left_after s (${HALF_OPEN_GONE} s allowed); $synack SYN_ACKs to spoofed sources, $bytes bytes"
 	[ "$dt" != never ] && awk -v d="$dt" -v w="$ACCEPT_WITHIN" 'BEGIN { exit !(d <= w) }' ||
 		mrc_fail "A not accepted within $ACCEPT_WITHIN s" || rc=1
 	[ "$spoof_acc" = 0 ] || mrc_fail "$spoof_acc spoofed connections accepted" || rc=1
@@ -875,9 +1021,10 @@ forged()
 {
 	local kind=$1 mark rc=0 fastest a_conn
 
-	slow "$A" on "${SLOW[@]}" loss 2% || return 1
 	xfer_port
-	attacker_start "forge-$kind" forge --kind "$kind" --duration 2.5 || return 1
+	attacker_start "forge-$kind" forge --kind "$kind" --duration 2.5
+	slow "$A" on "${SLOW[@]}" loss 2% || return 1
+	attacker_listening "forge-$kind" || return 1
 	xfer_start "x4$kind" || return 1
 	attacker_learned "forge-$kind" || return 1
 	# While the ACKs come, nothing that A sends arrives: whatever a forged
@@ -911,16 +1058,17 @@ forged()
 # bounded, took 16 times the one block's, several ms each in TCG.
 sack_cost()
 {
-	local rc=0 span one sixteen
+	local rc=0 span one sixteen writer
 
 	port=$((port + 1))
-	start_server sack-writer "$B" python3 "$HOSTILE" server --port "$port" \
-		--mode write --bytes $((SACK_SPAN * 1500)) \
-		--sndbuf $((SACK_SPAN * 4096)) || return 1
-	ip netns exec "$M" python3 "$HOSTILE" sackcost --port "$port" \
-		--span "$SACK_SPAN" > "$tmp/sackcost.out" 2> "$tmp/sackcost.err" ||
-		rc=1
-	kill "$pid" 2> /dev/null
+	ahead sackcost "$M" sackcost --port "$port" --span "$SACK_SPAN"
+	hostile_server sack-writer "$B" --port "$port" --mode write \
+		--bytes $((SACK_SPAN * 1500)) --sndbuf $((SACK_SPAN * 4096)) ||
+		return 1
+	writer=$pid
+	begin sackcost "$M" sackcost --port "$port" --span "$SACK_SPAN"
+	wait "$pid" || rc=1
+	kill "$writer" 2> /dev/null
 	mrc_show "$tmp/sackcost.out"
 	[ "$rc" = 0 ] || mrc_fail "the client: $(cat "$tmp/sackcost.err")" ||
 		return 1
@@ -944,17 +1092,17 @@ sack_cost()
 # echo.
 silence_run()
 {
-	local how=$1 n=$2 told='' rc=0
+	local how=$1 n=$2 told='' rc=0 writer
 
 	[ "$how" = told ] && told=--told
 	port=$((port + 1))
-	start_server silent-writer "$B" python3 "$HOSTILE" server --port "$port" \
-		--mode write --bytes $((4 << 20)) --split $((256 << 10)) --pause 1 ||
-		return 1
-	ip netns exec "$M" python3 "$HOSTILE" silence --port "$port" \
-		--ns "$B" $told > "$tmp/silence-$how$n.out" \
-		2> "$tmp/silence-$how$n.err" || rc=1
-	kill "$pid" 2> /dev/null
+	ahead "silence-$how$n" "$M" silence --port "$port" --ns "$B" $told
+	hostile_server silent-writer "$B" --port "$port" --mode write \
+		--bytes $((4 << 20)) --split $((256 << 10)) --pause 1 || return 1
+	writer=$pid
+	begin "silence-$how$n" "$M" silence --port "$port" --ns "$B" $told
+	wait "$pid" || rc=1
+	kill "$writer" 2> /dev/null
 	mrc_show "$tmp/silence-$how$n.out"
 	[ "$rc" = 0 ] ||
 		mrc_fail "the silent client: $(cat "$tmp/silence-$how$n.err")" ||
@@ -1008,15 +1156,15 @@ silence_echo()
 # in that run, which only the bound on the window answers.
 dup_flag()
 {
-	local rc=0 retr spur over
+	local rc=0 retr spur over writer
 
 	port=$((port + 1))
-	start_server dup-writer "$B" python3 "$HOSTILE" server --port "$port" \
-		--mode write --bytes $((4 << 20)) || return 1
-	ip netns exec "$M" python3 "$HOSTILE" dupflag --port "$port" \
-		--bytes $((4 << 20)) --ns "$B" > "$tmp/dupflag.out" \
-		2> "$tmp/dupflag.err" &
-	local liar=$!
+	ahead dupflag "$M" dupflag --port "$port" --bytes $((4 << 20)) --ns "$B"
+	hostile_server dup-writer "$B" --port "$port" --mode write \
+		--bytes $((4 << 20)) || return 1
+	writer=$pid
+	begin dupflag "$M" dupflag --port "$port" --bytes $((4 << 20)) --ns "$B"
+	local liar=$pid
 	: > "$tmp/dupflag.windows"
 	while kill -0 "$liar" 2> /dev/null; do
 		"$MRCCTL" -n "$B" -j -s conn show 2> /dev/null |
@@ -1025,7 +1173,7 @@ dup_flag()
 		sleep 0.2
 	done
 	wait "$liar" || rc=1
-	kill "$pid" 2> /dev/null
+	kill "$writer" 2> /dev/null
 	mrc_show "$tmp/dupflag.out"
 	[ "$rc" = 0 ] || mrc_fail "the lying client: $(cat "$tmp/dupflag.err")" ||
 		return 1
@@ -1080,35 +1228,37 @@ dup_flag()
 early_ack()
 {
 	local how=$1 rc=0 evs bcid kept held judged psns gaps elsewhere kept_why
-	local out=$tmp/early-$1.out opts=()
+	local out=$tmp/early-$1.out opts=() client writer
 
 	if [ ! -d "$TRACEFS/instances" ]; then
 		mount -t tracefs nodev "$TRACEFS" 2> /dev/null
 		[ -d "$TRACEFS/instances" ] || mrc_fail "no tracefs" || return 1
 	fi
 	port=$((port + 1))
+	[ "$how" = first ] && opts=(--echo-first 1.1)
+	client=(early-ack --port "$port" --bytes $((2 << 20)) "${opts[@]}")
+	ahead "early-$how" "$M" "${client[@]}"
 	evs=$("$MRCCTL" -n "$B" -j plane show | jq -r '.[] | select(.id == 1) | .evs')
 	ip netns exec "$B" sysctl -qw net.mrc.target_delay_us=0 &&
 		"$MRCCTL" -n "$B" plane set id 1 evs 4 ||
 		mrc_fail "cannot set B's delay target or plane 1's EVs" || return 1
-	start_server early-writer "$B" python3 "$HOSTILE" server --port "$port" \
-		--mode write --bytes $((2 << 20)) || return 1
+	hostile_server early-writer "$B" --port "$port" --mode write \
+		--bytes $((2 << 20)) || return 1
+	writer=$pid
 	mrc_trace_instance "$trace" &&
 		echo 1 > "$trace/events/mrc/mrc_lost/enable" ||
 		mrc_fail "no tracefs instance" || return 1
-	[ "$how" = first ] && opts=(--echo-first 1.1)
-	ip netns exec "$M" python3 "$HOSTILE" early-ack --port "$port" \
-		--bytes $((2 << 20)) "${opts[@]}" > "$out" 2> "$tmp/early.err" ||
-		rc=1
-	kill "$pid" 2> /dev/null
-	wait "$pid" 2> /dev/null
+	begin "early-$how" "$M" "${client[@]}"
+	wait "$pid" || rc=1
+	kill "$writer" 2> /dev/null
+	wait "$writer" 2> /dev/null
 	ip netns exec "$B" sysctl -qw net.mrc.target_delay_us=2000
 	"$MRCCTL" -n "$B" plane set id 1 evs "$evs"
 	echo 0 > "$trace/events/mrc/mrc_lost/enable"
 	cat "$trace/trace" > "$out.trace"
 	rmdir "$trace"
 	mrc_show "$out"
-	[ "$rc" = 0 ] || mrc_fail "the client: $(cat "$tmp/early.err")" ||
+	[ "$rc" = 0 ] || mrc_fail "the client: $(cat "$tmp/early-$how.err")" ||
 		return 1
 	grep -q '^read 2097152 intact yes fin yes$' "$out" ||
 		mrc_fail "the stream did not arrive whole" || return 1

@@ -29,22 +29,23 @@
 #   dupflag             case 5: flag every acknowledgment ECHO_DUP
 #   early-ack           case 5: acknowledge a packet just after B
 #                       resent it, or later with its first copy's echo
+#
+# "mrc_hostile.py --after FILE CMD ..." starts up, then waits for FILE to
+# exist before it runs CMD: hostile.sh starts the interpreter ahead, a
+# second or so in a TCG guest, while it does something else.  For the same
+# reason the modules that a few commands need (ctypes, hashlib, json,
+# subprocess, threading) are imported where they are used.
 
 import argparse
 import array
 import bisect
-import ctypes
-import hashlib
 import heapq
-import json
 import os
 import random
 import select
 import socket
 import struct
-import subprocess
 import sys
-import threading
 import time
 
 UDP_PORT = 4793
@@ -733,13 +734,18 @@ AF_MRC = 25
 SO_SNDBUFFORCE = 32
 
 
-class SockaddrMrc(ctypes.Structure):
-    _fields_ = [("family", ctypes.c_uint16), ("port", ctypes.c_uint16),
-                ("addr_family", ctypes.c_uint16), ("pad", ctypes.c_uint16),
-                ("scope_id", ctypes.c_uint32), ("addr", ctypes.c_ubyte * 16)]
+def mrc_api():
+    """ctypes, libc and struct sockaddr_mrc, for the commands that use
+    AF_MRC sockets."""
+    import ctypes
 
+    class SockaddrMrc(ctypes.Structure):
+        _fields_ = [("family", ctypes.c_uint16), ("port", ctypes.c_uint16),
+                    ("addr_family", ctypes.c_uint16),
+                    ("pad", ctypes.c_uint16), ("scope_id", ctypes.c_uint32),
+                    ("addr", ctypes.c_ubyte * 16)]
 
-libc = ctypes.CDLL(None, use_errno=True)
+    return ctypes, ctypes.CDLL(None, use_errno=True), SockaddrMrc
 
 
 def mrc_peer(sa):
@@ -750,6 +756,8 @@ def mrc_peer(sa):
 
 def pattern(n, seed):
     """N bytes that the receiving end can recompute."""
+    import hashlib
+
     out, i = bytearray(), 0
     while len(out) < n:
         out += hashlib.sha256(b"%d/%d" % (seed, i)).digest() * 64
@@ -758,6 +766,10 @@ def pattern(n, seed):
 
 
 def cmd_server(args):
+    import hashlib  # noqa: F401 (serve_one's, loaded before "ready")
+    import threading
+
+    ctypes, libc, SockaddrMrc = mrc_api()
     ls = socket.socket(AF_MRC, socket.SOCK_STREAM, 0)
     sa = SockaddrMrc(AF_MRC, socket.htons(args.port), 0, 0, 0)
     if libc.bind(ls.fileno(), ctypes.byref(sa), ctypes.sizeof(sa)):
@@ -783,6 +795,8 @@ def cmd_server(args):
 
 
 def serve_one(args, s, n, host, data):
+    import hashlib
+
     try:
         if args.mode == "reset":
             s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
@@ -815,6 +829,9 @@ def serve_one(args, s, n, host, data):
 def cmd_client(args):
     """Connect to ADDR, write the pattern of PORT until the stop file shows
     up (at least one chunk), SIZE bytes every PACE seconds, then close."""
+    import hashlib
+
+    ctypes, libc, SockaddrMrc = mrc_api()
     s = socket.socket(AF_MRC, socket.SOCK_STREAM, 0)
     fam = fam_of(args.connect)
     sa = SockaddrMrc(AF_MRC, socket.htons(args.port),
@@ -1081,6 +1098,8 @@ def answer_validation(udp, sniffer, by_cid):
 
 
 def cmd_malclient(args):
+    import json
+
     rng = random.Random(args.seed)
     udp = Udp()
     wire = Wire()
@@ -1134,6 +1153,8 @@ def cmd_malclient(args):
 
 def snmp(ns):
     """The MrcExt counters of namespace NS."""
+    import subprocess
+
     out = subprocess.run(["ip", "netns", "exec", ns, "cat",
                           "/proc/net/mrc_snmp"], check=True,
                          capture_output=True, text=True).stdout
@@ -1587,6 +1608,8 @@ def early_ack_read(args, udp, c):
 def cmd_judge_victim(args):
     """Case 2: per group of malicious connections, what V received from B
     and what B sent to addresses that must never get anything."""
+    import json
+
     with open(args.conns) as f:
         conns = json.load(f)
     b_addrs = (addr(1, "B"), addr(2, "B"))
@@ -1814,8 +1837,20 @@ def cmd_forge(args):
         wire.retries, "seconds", "%.1f" % (time.monotonic() - t0))
 
 
+def wait_for_file(path, timeout):
+    """Until PATH exists, at most TIMEOUT seconds; exits when it does not."""
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(path):
+        if time.monotonic() >= deadline:
+            sys.exit("%s did not show up in %g s" % (path, timeout))
+        time.sleep(0.02)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--after", metavar="FILE",
+                    help="started ahead: run the command once FILE exists")
+    ap.add_argument("--after-timeout", type=float, default=300)
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     sub.add_parser("spoofed")
@@ -1933,6 +1968,8 @@ def main():
     p.add_argument("--pcap", required=True)
 
     args = ap.parse_args()
+    if args.after:
+        wait_for_file(args.after, args.after_timeout)
     COMMANDS[args.cmd](args)
 
 
