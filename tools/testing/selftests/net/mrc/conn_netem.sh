@@ -157,9 +157,9 @@ netem_stats()
 # impaired PLANES NETEM-ARGS TYPE: a transfer while netem has PLANES; netem
 # must have seen the data, and dropped some of it at 10% loss.  The
 # qdiscs serve both socket types, set up for the stream (or the first
-# case that could) and removed after the seqpacket; each case counts what
-# they sent and dropped during its own transfer, from the totals in
-# $netem_sent and $netem_dropped.
+# case that could) and removed after the seqpacket or a failure; each
+# case counts what they sent and dropped during its own transfer, from
+# the totals in $netem_sent and $netem_dropped.
 impaired()
 {
 	local planes=$1 args=$2 rc sent dropped
@@ -185,7 +185,8 @@ impaired()
 	else
 		rc=1
 	fi
-	if [ "$3" = seqpacket ]; then
+	# After a failure, the next case counts from fresh qdiscs.
+	if [ "$3" = seqpacket ] || [ "$rc" != 0 ]; then
 		netem "$planes" || rc=1
 		netem_on=
 	fi

@@ -3,9 +3,10 @@
 #
 # MRC connections that lose paths mid-transfer.  Two hosts (network
 # namespaces) joined by four planes (veth pairs); each case moves a stream
-# of 32 MiB or more from A to B while a failure is injected, checks the
-# same SHA-256 at both ends and prints the longest gap in delivered data
-# that the receiver saw (the stall), first without any failure:
+# from A to B while a failure is injected (sized to outlast the case's
+# checks, and ended once they are done), checks the same SHA-256 at both
+# ends and prints the longest gap in delivered data that the receiver saw
+# (the stall), first without any failure:
 #
 # - one of four planes taken down: link down, address removed, plane
 #   deleted (on plane 1, that carried the handshake, for two of them), the
@@ -853,8 +854,9 @@ black_hole()
 }
 
 # flap FLAPS: plane 2 of A down and up every 100 ms while the client runs,
-# the client told to end (xfer_stop) after FLAPS of them; then the flaps
-# and the milliseconds they took into $tmp/flaps.  One ip process takes the
+# the client told to end (as xfer_stop) after FLAPS of them; then the
+# flaps, the milliseconds they took and whether the client was told (1 or
+# 0) into $tmp/flaps.  One ip process takes the
 # commands, and a read that times out on a FIFO that nobody writes waits
 # 100 ms: starting a process for every flap would take longer than that
 # under QEMU.
@@ -868,15 +870,16 @@ flap()
 		exec {never}<> "$tmp/never"
 		n=0
 		t=${EPOCHREALTIME/[.,]/}
+		told=0
 		while running; do
 			echo "link set dev veth2 down"
 			read -r -t 0.1 -u "$never"
 			echo "link set dev veth2 up"
 			read -r -t 0.1 -u "$never"
 			n=$((n + 1))
-			[ "$n" != "$want" ] || kill -USR1 "$cli" 2> /dev/null
+			[ "$n" != "$want" ] || { kill -USR1 "$cli" 2> /dev/null && told=1; }
 		done
-		echo "$n $(((${EPOCHREALTIME/[.,]/} - t) / 1000))" > "$tmp/flaps"
+		echo "$n $(((${EPOCHREALTIME/[.,]/} - t) / 1000)) $told" > "$tmp/flaps"
 	) | ip -n "$A" -force -batch -
 }
 
@@ -886,7 +889,7 @@ flap()
 # under way told to end at the 10th (and still flapped until it has).
 flapping()
 {
-	local flapper rc=0 i n ms flaps=0 flap_ms=0
+	local flapper rc=0 i n ms told flaps=0 flap_ms=0
 
 	topology 4 || return 1
 	for i in 1 2 3 4 5 6 7 8; do
@@ -899,12 +902,14 @@ flapping()
 		fi
 		flap $((10 - flaps)) &
 		flapper=$!
-		# The flapper may end it early (as xfer_stop).
-		stopped=1
-		xfer_end "$BIG" || rc=1
+		# Until the client has ended (running() takes a zombie for
+		# ended), told to by the flapper or not: only then may it have
+		# sent less than its size.
 		wait "$flapper"
-		n=0 ms=0
-		{ read -r n ms < "$tmp/flaps"; } 2> /dev/null
+		n=0 ms=0 told=0
+		{ read -r n ms told < "$tmp/flaps"; } 2> /dev/null
+		[ "$told" != 1 ] || stopped=1
+		xfer_end "$BIG" || rc=1
 		flaps=$((flaps + n))
 		flap_ms=$((flap_ms + ms))
 		[ "$rc" = 0 ] && [ "$flaps" -lt 10 ] || break
@@ -962,7 +967,7 @@ fabric()
 	sample || mrc_fail "connection gone" || rc=1
 	mrc_info "before: $(plane_figures 1)"
 	ret=${RET[1]:-0}
-	mrc_snmp "$A" "$cli"
+	mrc_snmp "$A" "$cli" || rc=1
 	for k in "${counters[@]}"; do
 		before+=("${MRC_SNMP[$k]}")
 	done
@@ -989,7 +994,7 @@ fabric()
 		mrc_info "$(plane_figures 1)"
 		# Why healthy EVs retired too, when they did: the plane found
 		# silent whole, timeouts, or gaps.
-		mrc_snmp "$A" "$cli"
+		mrc_snmp "$A" "$cli" || rc=1
 		for k in "${!counters[@]}"; do
 			counters[k]+=" $((${MRC_SNMP[${counters[k]}]} - before[k]))"
 		done
@@ -1035,7 +1040,7 @@ fabric_queues()
 		tc -n "$R1" qdisc replace dev "l$k" root tbf \
 			rate "${FABRIC_RATE}mbit" burst 32k latency 50ms || rc=1
 	done
-	mrc_snmp "$A"
+	mrc_snmp "$A" || rc=1
 	sent0=${MRC_SNMP[DataSent]} retx0=${MRC_SNMP[Retrans]}
 	for k in "${counters[@]}"; do
 		before+=("${MRC_SNMP[$k]}")
@@ -1044,7 +1049,7 @@ fabric_queues()
 		xfer_start "$size" 10.0.101.2 && xfer_end "$size" || rc=1
 	fi
 	# Why packets were resent: gaps (reordering, or drops), timeouts.
-	mrc_snmp "$A"
+	mrc_snmp "$A" || rc=1
 	for k in "${!counters[@]}"; do
 		counters[k]+=" $((${MRC_SNMP[${counters[k]}]} - before[k]))"
 	done

@@ -85,12 +85,6 @@ NOBODY=65534
 suffix=$(printf '%04x' $RANDOM)
 A=mrcu-$suffix-a
 B=mrcu-$suffix-b
-# Case 8's hosts, joined as A and B: it runs there while case 6 waits.
-C=mrcu-$suffix-c
-D=mrcu-$suffix-d
-# The netlink fuzz's, joined as A and B and by a third pair without planes.
-F1=mrcu-$suffix-f1
-F2=mrcu-$suffix-f2
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 mkdir -m 1777 "$tmp/u"
@@ -128,7 +122,6 @@ reap()
 
 cleanup()
 {
-	[ -z "$no_plane_job" ] || reap "$no_plane_job"
 	[ "${#pids[@]}" = 0 ] || reap "${pids[@]}"
 	mrc_cleanup
 	rm -rf "$tmp"
@@ -326,28 +319,14 @@ mem_back_soon()
 }
 
 # Topology: hosts $A and $B, plane 1 IPv4 (veth1, 10.0.1.x) and plane 2
-# IPv6 (veth2, fd00:2::x); $C and $D, and $F1 and $F2, the same, each pair
-# built at once with the others (F1 and F2 get their connection in case 16:
-# case 15 counts the module's references).
+# IPv6 (veth2, fd00:2::x).
 setup()
 {
-	local c f
-
-	mrc_ns_add "$A" "$B" "$C" "$D" "$F1" "$F2" || return 1
-	hosts "$C" "$D" &
-	c=$!
-	{ hosts "$F1" "$F2" && mrc_link_hosts "$F1" "$F2" 4 3 3; } &
-	f=$!
-	hosts "$A" "$B" && wait "$c" && wait "$f"
-}
-
-# hosts NS1 NS2: joined by planes 1 and 2, both up.
-hosts()
-{
-	mrc_link_hosts "$1" "$2" 4 1 1 &&
-		mrc_link_hosts "$1" "$2" 6 2 2 &&
-		mrc_add_planes "$1" "$2" 4 1 1 &&
-		mrc_add_planes "$1" "$2" 6 2 2
+	mrc_ns_add "$A" "$B" &&
+		mrc_link_hosts "$A" "$B" 4 1 1 &&
+		mrc_link_hosts "$A" "$B" 6 2 2 &&
+		mrc_add_planes "$A" "$B" 4 1 1 &&
+		mrc_add_planes "$A" "$B" 6 2 2
 }
 
 ############################################################################
@@ -401,7 +380,6 @@ orphans()
 	wait_no_conns "$GONE_WAIT" "$A" "$B" || return 1
 	mem_base
 	kernel_mark
-	no_plane_start
 	rm -f "$tmp/orphan.out" "$tmp/orphan.err"
 	"$MRC_BIN/mrc_churn" orphan -c "$A" -s "$B" -a 10.0.1.2 -n "$ORPHAN_CONNS" \
 		> "$tmp/orphan.out" 2> "$tmp/orphan.err" &
@@ -424,8 +402,6 @@ orphans_freed()
 {
 	local rc=0
 
-	# Case 8 is over too before the memory counts.
-	no_plane_wait
 	kill "$orphan_pid" 2> /dev/null
 	mrc_wait_for 10 eval '! kill -0 '"$orphan_pid"' 2> /dev/null'
 	if kill -0 "$orphan_pid" 2> /dev/null; then
@@ -450,78 +426,40 @@ planes_of()
 	done
 }
 
-# Both ends closed while no plane of C can carry a packet: C's FIN waits
-# in its queue, D's FIN goes unanswered.  Both connections end within
+# Both ends closed while no plane of A can carry a packet: A's FIN waits
+# in its queue, B's FIN goes unanswered.  Both connections end within
 # ORPHAN_WAIT s all the same, and the planes carry a new one once up.
 orphan_no_plane()
 {
 	local srv t0 rc=0
 
-	wait_no_conns "$GONE_WAIT" "$C" "$D" || return 1
+	wait_no_conns "$GONE_WAIT" "$A" "$B" || return 1
 	kernel_mark
-	hold nps "$D" -- -l -p 6006 -s 64K && srv=$pid
+	hold nps "$B" -- -l -p 6006 -s 64K && srv=$pid
 	wait_said "$tmp/u/nps.out" ready "$srv" || return 1
-	hold npc "$C" -- -c 10.0.1.2 -p 6006 -s 64K
+	hold npc "$A" -- -c 10.0.1.2 -p 6006 -s 64K
 	wait_said "$tmp/u/nps.out" received "$srv" || return 1
-	planes_of "$C" down || mrc_fail "planes of $C down" || return 1
+	planes_of "$A" down || mrc_fail "planes of $A down" || return 1
 	stop_all
 	t0=$SECONDS
-	if ! mrc_wait_for "$ORPHAN_WAIT" no_conns "$C" "$D"; then
+	if ! mrc_wait_for "$ORPHAN_WAIT" no_conns "$A" "$B"; then
 		mrc_fail "connections left $ORPHAN_WAIT s after close:" \
-			"$(conns "$C") on $C, $(conns "$D") on $D"
-		ctl "$C" conn show | head -n 6 | sed 's/^/#   /'
+			"$(conns "$A") on $A, $(conns "$B") on $B"
+		ctl "$A" conn show | head -n 6 | sed 's/^/#   /'
 		rc=1
 	else
 		mrc_info "both ends were gone $((SECONDS - t0)) s after close"
 	fi
-	planes_of "$C" up || mrc_fail "planes of $C up" || rc=1
+	planes_of "$A" up || mrc_fail "planes of $A up" || rc=1
 	[ "$rc" = 0 ] || return 1
-	hold nps "$D" -- -l -p 6007 -s 64K && srv=$pid
+	hold nps "$B" -- -l -p 6007 -s 64K && srv=$pid
 	wait_said "$tmp/u/nps.out" ready "$srv" || return 1
-	hold npc "$C" -- -c 10.0.1.2 -p 6007 -s 64K
+	hold npc "$A" -- -c 10.0.1.2 -p 6007 -s 64K
 	wait_said "$tmp/u/nps.out" received "$srv" || rc=1
 	stop_all
-	wait_no_conns "$GONE_WAIT" "$C" "$D" || rc=1
+	wait_no_conns "$GONE_WAIT" "$A" "$B" || rc=1
 	kernel_clean || rc=1
 	return "$rc"
-}
-
-# Case 8 spends most of its time waiting, as case 6 does: it runs in the
-# background from case 6 on (after case 6 took its memory base, and over
-# before case 7 counts), its output shown at its turn.  Its processes are
-# its own: it stops them whatever ends it.
-no_plane_start()
-{
-	[[ " $LOCALUSER_SKIP " == *" 8 "* ]] && return
-	(
-		pids=()
-		trap stop_all EXIT
-		orphan_no_plane
-	) > "$tmp/no-plane.out" 2>&1 &
-	no_plane_job=$!
-}
-
-# no_plane_wait: the background case 8 is over, its status in
-# $no_plane_rc.
-no_plane_wait()
-{
-	[ -n "$no_plane_job" ] || return 0
-	wait "$no_plane_job"
-	no_plane_rc=$?
-	no_plane_job=
-}
-
-# no_plane: case 8's result, from the background (or run now, when case 6
-# did not start it).
-no_plane()
-{
-	if [ -z "$no_plane_job" ] && [ -z "$no_plane_rc" ]; then
-		orphan_no_plane
-		return
-	fi
-	no_plane_wait
-	cat "$tmp/no-plane.out"
-	return "$no_plane_rc"
 }
 
 ############################################################################
@@ -786,9 +724,18 @@ netns_del_live()
 }
 
 # Namespaces for the netlink fuzz: F1 and F2 joined like A and B, with a
-# third pair without planes (setup), and a connection held open.
+# third pair without planes, and a connection held open.
+F1=mrcu-$suffix-f1
+F2=mrcu-$suffix-f2
+
 fuzz_setup()
 {
+	mrc_ns_add "$F1" "$F2" &&
+		mrc_link_hosts "$F1" "$F2" 4 1 1 &&
+		mrc_link_hosts "$F1" "$F2" 6 2 2 &&
+		mrc_link_hosts "$F1" "$F2" 4 3 3 &&
+		mrc_add_planes "$F1" "$F2" 4 1 1 &&
+		mrc_add_planes "$F1" "$F2" 6 2 2 || return 1
 	hold fs "$F2" -- -l -p 6004 -s 64K && fuzz_srv=$pid
 	wait_said "$tmp/u/fs.out" ready "$fuzz_srv" || return 1
 	hold fc "$F1" -- -c 10.0.1.2 -p 6004 -s 64K
@@ -930,8 +877,6 @@ check()
 
 dmesg_lines=0
 reloaded=0
-no_plane_job=
-no_plane_rc=
 if ! setup; then
 	mrc_fail "cannot build the topology"
 fi
@@ -951,7 +896,7 @@ check "$ORPHAN_CONNS orphans with 40 MiB to send to a peer that never reads end 
 	orphans
 check "the peer gone, the connections and their memory are gone" orphans_freed
 check "an orphan whose planes are all down ends within $ORPHAN_WAIT s, its peer too" \
-	no_plane
+	orphan_no_plane
 check "nobody does not see the ids of root's connection" hidden_nobody
 check "nobody under unshare -U and -Ur does not see the ids of root's connection" hidden_userns
 check "nobody sees the ids of its own connection on both hosts, root sees all" owner_sees

@@ -1843,7 +1843,7 @@ def wait_for_file(path, timeout):
     while not os.path.exists(path):
         if time.monotonic() >= deadline:
             sys.exit("%s did not show up in %g s" % (path, timeout))
-        time.sleep(0.02)
+        time.sleep(0.1)
 
 
 def main():

@@ -407,6 +407,11 @@ mrc_snmp()
 		{ read -r -a names && read -r -a values; } \
 			< <(ip netns exec "$1" cat /proc/net/mrc_snmp) || return 1
 	fi
+	if [ "${names[0]}" != MrcExt: ] || [ "${values[0]}" != MrcExt: ] ||
+	   [ "${#names[@]}" != "${#values[@]}" ]; then
+		mrc_fail "$1: /proc/net/mrc_snmp unreadable: ${names[*]:0:3}..."
+		return 1
+	fi
 	for ((i = 1; i < ${#names[@]}; i++)); do
 		MRC_SNMP[${names[i]}]=${values[i]}
 	done

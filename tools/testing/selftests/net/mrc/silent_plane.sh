@@ -167,7 +167,7 @@ run()
 	mrc_wait_said "$tmp/out" started "$cli" || return 1
 	evs=$(evs_active "$A" 2)
 	mrc_info "plane 2 has $evs EVs in use; black-holing it"
-	mrc_snmp "$A" "$cli"
+	mrc_snmp "$A" "$cli" || return 1
 	doubts0=${MRC_SNMP[PlaneDoubts]} silent0=${MRC_SNMP[PlaneSilent]}
 	for ns in "$A" "$B"; do
 		tc -n "$ns" qdisc add dev veth2 root netem loss 100% || return 1
@@ -177,7 +177,7 @@ run()
 	mrc_wait_for 2 plane2_retired
 	retired_after=$(($(date +%s%3N) - t0))
 	retired_left=$(evs_active "$A" 2)
-	mrc_snmp "$A" "$cli"
+	mrc_snmp "$A" "$cli" || return 1
 	doubts=$((${MRC_SNMP[PlaneDoubts]} - doubts0))
 	silent=$((${MRC_SNMP[PlaneSilent]} - silent0))
 	wait "$cli"
@@ -260,7 +260,7 @@ stall()
 	stall_retired='' stall_sums='' stall_counters='' stall_silence=''
 	stall_spurious=''
 	one_plane_transfer "$fam" 256M || return 1
-	mrc_snmp "$A" "$cli"
+	mrc_snmp "$A" "$cli" || rc=1
 	ret0=${MRC_SNMP[EvRetired]} sil0=${MRC_SNMP[LossSilence]}
 	spu0=${MRC_SNMP[SpuriousSilences]}
 	for ns in "$A" "$B"; do
@@ -279,7 +279,7 @@ stall()
 	sleep 2
 	xfer_stop
 	xfer_done stall_sums || rc=1
-	mrc_snmp "$A"
+	mrc_snmp "$A" || rc=1
 	ret2=${MRC_SNMP[EvRetired]}
 	stall_retired=$((ret1 - ret0))
 	stall_silence=$((${MRC_SNMP[LossSilence]} - sil0))
@@ -313,11 +313,11 @@ pause()
 	else
 		one_plane_transfer "$fam" 128M || return 1
 	fi
-	mrc_snmp "$A" "$cli"
+	mrc_snmp "$A" "$cli" || rc=1
 	for k in "${counters[@]}"; do
 		before+=("${MRC_SNMP[$k]}")
 	done
-	mrc_snmp "$B" "$srv"
+	mrc_snmp "$B" "$srv" || rc=1
 	dups=${MRC_SNMP[InDuplicates]}
 	if [ "$how" = held ]; then
 		tc -n "$B" qdisc change dev veth1 root handle 1: plug block &&
@@ -335,11 +335,11 @@ pause()
 	# read at that moment (a process each, as once, read them from two
 	# seconds on, a process start apart under the transfer).
 	sleep 2.5
-	mrc_snmp "$A" "$cli"
+	mrc_snmp "$A" "$cli" || rc=1
 	for k in "${!counters[@]}"; do
 		pause_moved+="${counters[k]} $((${MRC_SNMP[${counters[k]}]} - before[k]))"$'\n'
 	done
-	mrc_snmp "$B" "$srv"
+	mrc_snmp "$B" "$srv" || rc=1
 	pause_moved+="InDuplicates $((${MRC_SNMP[InDuplicates]} - dups))"$'\n'
 	xfer_stop
 	xfer_done pause_sums || rc=1
@@ -537,7 +537,7 @@ cut_plane()
 	exec {fd}<&-
 	rm -f "$tmp/mon"
 	sleep 1
-	mrc_snmp "$A" "$cli"
+	mrc_snmp "$A" "$cli" || rc=1
 	cut_silent=$((${MRC_SNMP[PlaneSilent]} - sil0))
 	read -r _ p1 s1 act evs srtt <<< "$(plane2_figures)"
 	[ -n "$evs" ] && [ -n "$p0" ] &&

@@ -619,7 +619,7 @@ lost_since()
 # hole on: those of the second before it cannot follow a loss of the
 # black hole, and only made the trace longer to read.  The first loss is
 # waited for on the counters (the trace, read whole at each poll, grows
-# by thousands of sends a second), then checked in the trace.
+# by thousands of sends a second), then plane 1's in the trace.
 resend_first()
 {
 	local cid ev out lost p1 e1 resent left early over r0 r1 el to
@@ -642,6 +642,11 @@ resend_first()
 	drop_ev all || mrc_fail "cannot install the filter" || return 1
 	mrc_wait_for 20 lost_since "$((el + to))" ||
 		mrc_fail "nothing taken for lost elsewhere or by timeout" ||
+		return 1
+	# The first may be another plane's: plane 1's is in a trace that
+	# is still short.
+	mrc_wait_for 5 traced "mrc_lost: $cid plane=1 .* why=(elsewhere|timeout)" ||
+		mrc_fail "nothing of plane 1 taken for lost elsewhere or by timeout" ||
 		return 1
 	sleep 1
 	echo 0 > "$trace/tracing_on"
