@@ -381,15 +381,37 @@ int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	return ret;
 }
 
+/*
+ * Whether reading made room for a peer that waits for it, since a packet
+ * was NACKed for want of memory: half the buffer, so that the peer is not
+ * told for every packet read.
+ */
+static bool mrc_rcv_room_made(struct mrc_sock *msk)
+{
+	struct sock *sk = &msk->sk;
+
+	if (!msk->rcv_no_room ||
+	    atomic_read(&sk->sk_rmem_alloc) > READ_ONCE(sk->sk_rcvbuf) / 2)
+		return false;
+	msk->rcv_no_room = false;
+	return true;
+}
+
 /* Tell the peer when reading made room; called after reading. */
 static void mrc_recv_done(struct mrc_sock *msk)
 {
 	struct sk_buff_head queue;
+	bool grew, room;
 
 	__skb_queue_head_init(&queue);
 	spin_lock_bh(&msk->lock);
-	if (!msk->dead && msk->rcv_started && mrc_rcv_window_grew(msk))
-		mrc_output_ack(msk, MRC_PKT_ACK, 0, &queue);
+	if (!msk->dead && msk->rcv_started) {
+		grew = mrc_rcv_window_grew(msk);
+		room = mrc_rcv_room_made(msk);
+		if (grew || room)
+			mrc_output_ack(msk, MRC_PKT_ACK,
+				       room ? MRC_F_ROOM : 0, &queue);
+	}
 	spin_unlock_bh(&msk->lock);
 	mrc_xmit(sock_net(&msk->sk), &queue);
 }

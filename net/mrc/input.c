@@ -279,7 +279,8 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	 * What the peer makes us hold is charged to us and bounded: packets
 	 * out of order by the buffer, the next one in order by twice that,
 	 * so that out-of-order data never keeps out what would free it.  A
-	 * drop for memory is told with a NACK: it is no path's fault.
+	 * drop for memory is told with a NACK: it is no path's fault, and
+	 * the peer waits for room, which reading tells (mrc_recv_done()).
 	 */
 	if (atomic_read(&sk->sk_rmem_alloc) &&
 	    (u64)atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
@@ -290,6 +291,7 @@ static bool mrc_rcv_data(struct mrc_sock *msk, const struct mrc_hdr *hdr,
 	if (why) {
 		msk->stats.rx_dropped++;
 		MRC_INC_STATS(mn, MRC_MIB_IN_MEM_DROPS);
+		msk->rcv_no_room = true;
 		*nack = true;
 		goto drop_ack;
 	}
@@ -572,13 +574,15 @@ static void mrc_rcv_conn(struct mrc_sock *msk, int plane_id,
 		nack = false;
 		ack_now = mrc_rcv_data(msk, hdr, skb, &nack);
 		skb = NULL;
-		if (nack)
+		if (nack) {
 			ack_type = MRC_PKT_NACK;
+			ack_flags = MRC_F_NO_ROOM;
+		}
 		if (ce) {
 			msk->stats.rx_ce++;
 			MRC_INC_STATS(mn, MRC_MIB_IN_CE);
 			ack_now = true;
-			ack_flags = MRC_F_ECE;
+			ack_flags |= MRC_F_ECE;
 		}
 		break;
 	case MRC_PKT_ACK:

@@ -55,6 +55,7 @@ static const struct snmp_mib mrc_mib_names[] = {
 	SNMP_MIB_ITEM("LossPlaneDown", MRC_MIB_LOSS_PLANE_DOWN),
 	SNMP_MIB_ITEM("LossElsewhere", MRC_MIB_LOSS_ELSEWHERE),
 	SNMP_MIB_ITEM("LossSilence", MRC_MIB_LOSS_SILENCE),
+	SNMP_MIB_ITEM("LossNoRoom", MRC_MIB_LOSS_NO_ROOM),
 	SNMP_MIB_ITEM("SpuriousSilences", MRC_MIB_SPURIOUS_SILENCES),
 	SNMP_MIB_ITEM("SpuriousResends", MRC_MIB_SPURIOUS_RESENDS),
 	SNMP_MIB_ITEM("PlaneSilent", MRC_MIB_PLANE_SILENT),

@@ -52,6 +52,7 @@ enum mrc_mib_field {
 	MRC_MIB_LOSS_PLANE_DOWN,	/* resent: the local plane went away */
 	MRC_MIB_LOSS_ELSEWHERE,		/* lost: later packets of other planes arrived */
 	MRC_MIB_LOSS_SILENCE,		/* lost: timed out as every path went silent */
+	MRC_MIB_LOSS_NO_ROOM,		/* lost: NACKed, the peer out of memory */
 	MRC_MIB_SPURIOUS_SILENCES,	/* silences that proved delays: undone */
 	MRC_MIB_SPURIOUS_RESENDS,	/* DATA resent that the peer had already */
 	MRC_MIB_PLANE_SILENT,		/* planes whose EVs all retired at once */

@@ -353,7 +353,7 @@ static inline struct mrc_net *mrc_pernet(const struct net *net)
  * @val_ev: the EV of this series' validation probes, drawn with
  *	@val_challenge, to be echoed too
  * @ce_marks: acknowledgments of packets marked CE
- * @trims: packets a switch trimmed, reported by NACK
+ * @trims: packets the peer NACKed: trimmed by a switch, or no room
  */
 struct mrc_conn_plane {
 	struct mrc_addr		raddr;
@@ -581,6 +581,8 @@ struct mrc_ev {
  * @fin_rcvd: the peer's FIN was delivered
  * @rcv_fin_seen: the peer's FIN arrived, maybe out of order
  * @rcv_fin_dsn: its DSN: nothing after it is taken
+ * @rcv_no_room: a DATA packet was NACKed for want of memory since
+ *	reading last told the peer of room
  * @ack_pending: packets received since the last acknowledgment
  * @echo_psn: PSN of the last packet received, for the acknowledgment
  * @echo_dsn: its DSN
@@ -611,7 +613,11 @@ struct mrc_ev {
  *	already (mrc_gap_wait_ns(), mrc_other_ev_wait_ns())
  * @reo_persist: rounds of losses found by later packets of their plane
  *	left before it shrinks back
- * @wnd_probes: probes of a shut window since it last opened
+ * @wnd_probes: probes of a shut window, or of a peer out of receive
+ *	memory, since it last took data or opened its window
+ * @no_room_until: the peer NACKed DATA for want of memory: nothing is
+ *	sent before this time, unless an acknowledgment says it took
+ *	something; 0 when it did not
  * @reo_grown: when @reo_steps last grew
  * @reo_round: when the last round of such losses began
  * @close_deadline: an orphaned connection ends by then at the latest
@@ -720,6 +726,7 @@ struct mrc_sock {
 	bool			fin_rcvd;
 	bool			rcv_fin_seen;
 	u32			rcv_fin_dsn;
+	bool			rcv_no_room;
 	u32			ack_pending;
 	u32			echo_psn;
 	u32			echo_dsn;
@@ -745,6 +752,7 @@ struct mrc_sock {
 	u8			reo_steps;
 	u8			reo_persist;
 	u32			wnd_probes;
+	u64			no_room_until;
 	u64			reo_grown;
 	u64			reo_round;
 	u64			close_deadline;
@@ -912,6 +920,7 @@ enum mrc_loss {
 	MRC_LOSS_ELSEWHERE,	/* later packets on other planes arrived */
 	MRC_LOSS_PEER_SILENT,	/* timeouts on many paths, the peer silent */
 	MRC_LOSS_OTHER_EV,	/* later packets of other EVs of its plane */
+	MRC_LOSS_NO_ROOM,	/* the peer had no memory for it */
 	MRC_LOSS_NR
 };
 
@@ -1083,6 +1092,7 @@ u64 mrc_ev_gap_wait_ns(const struct mrc_sock *msk, const struct mrc_ev *ev,
 		       u64 wait);
 u64 mrc_rto_ceil_ns(const struct mrc_sock *msk);
 u64 mrc_rto_ns(const struct mrc_sock *msk, const struct mrc_conn_plane *cp);
+u64 mrc_wnd_probe_wait(const struct mrc_sock *msk);
 void mrc_cc_on_ack(struct mrc_sock *msk, struct mrc_conn_plane *cp,
 		   struct mrc_ev *ev, u32 psn);
 void mrc_cc_delay_reset(struct mrc_sock *msk, struct mrc_conn_plane *cp);

@@ -325,6 +325,48 @@ static void mrc_transmit(struct mrc_sock *msk, struct sk_buff *skb, int id,
 }
 
 /*
+ * While the peer has no memory for our DATA (mrc_output_no_room()),
+ * nothing goes out but, once its wait is over, one packet that asks
+ * whether it has room again: the one it needs first when it was NACKed,
+ * for it has room for that one before any other.  The next wait is
+ * longer.  True while nothing else may go out.
+ */
+static bool mrc_output_no_room_wait(struct mrc_sock *msk,
+				    struct sk_buff_head *queue)
+{
+	u64 now = ktime_get_ns();
+	struct sk_buff *skb;
+	int id;
+
+	if (!msk->no_room_until)
+		return false;
+	if (now < msk->no_room_until)
+		return true;
+	skb = NULL;
+	if (msk->snd_una != msk->snd_nxt)
+		skb = msk->snd_ring[mrc_snd_slot(msk, msk->snd_una)];
+	if (!skb || !MRC_SKB_CB(skb)->lost)
+		skb = list_first_entry_or_null(&msk->rtx_queue, struct sk_buff,
+					       list);
+	if (!skb) {
+		/* Nothing NACKed is left: new data asks. */
+		msk->no_room_until = 0;
+		return false;
+	}
+	/* With no plane to ask on, the wait starts again (see mrc_timer_at()). */
+	id = mrc_path_pick_plane(msk, MRC_SKB_CB(skb)->plane, false);
+	if (id >= 0) {
+		list_del(&skb->list);
+		MRC_SKB_CB(skb)->lost = 0;
+		mrc_transmit(msk, skb, id, queue);
+		msk->wnd_probes++;
+		MRC_MSK_INC_STATS(msk, MRC_MIB_WND_PROBES);
+	}
+	msk->no_room_until = now + mrc_wnd_probe_wait(msk);
+	return true;
+}
+
+/*
  * Send resends, then new data, as far as the windows allow, in bursts that
  * acknowledgments clock out: a whole window at once would overflow the
  * queues of the devices and of the receiving CPU.
@@ -339,6 +381,8 @@ void mrc_output_push(struct mrc_sock *msk, struct sk_buff_head *queue)
 	lockdep_assert_held(&msk->lock);
 	/* Both come before anything is queued: see mrc_send_pkts(). */
 	if (msk->dead || !msk->snd_ring || !msk->ev_table)
+		return;
+	if (mrc_output_no_room_wait(msk, queue))
 		return;
 
 	while (!list_empty(&msk->rtx_queue) && budget) {
@@ -434,6 +478,7 @@ static bool mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 		[MRC_LOSS_ELSEWHERE]	= MRC_MIB_LOSS_ELSEWHERE,
 		[MRC_LOSS_PEER_SILENT]	= MRC_MIB_LOSS_SILENCE,
 		[MRC_LOSS_OTHER_EV]	= MRC_MIB_LOSS_OTHER_EV,
+		[MRC_LOSS_NO_ROOM]	= MRC_MIB_LOSS_NO_ROOM,
 	};
 	struct mrc_skb_cb *cb = MRC_SKB_CB(skb);
 	struct mrc_conn_plane *cp = &msk->planes[cb->plane];
@@ -448,17 +493,18 @@ static bool mrc_mark_lost(struct mrc_sock *msk, struct sk_buff *skb,
 	/* A loss of its own: the window the silence kept is not owed. */
 	if (why == MRC_LOSS_PEER_SILENT)
 		cb->silenced = 1;
-	else if (why != MRC_LOSS_PLANE_DOWN)
+	else if (why != MRC_LOSS_PLANE_DOWN && why != MRC_LOSS_NO_ROOM)
 		msk->silence_undoable = false;
 	list_add_tail(&skb->list, &msk->rtx_queue);
-	if (why != MRC_LOSS_TRIM) {
+	if (why != MRC_LOSS_TRIM && why != MRC_LOSS_NO_ROOM) {
 		ev->lost_pending = 1;
 		ev->lost_psn = cb->psn;
 		ev->lost_sent_us = div_u64(cb->sent, NSEC_PER_USEC);
 	}
 	MRC_MSK_INC_STATS(msk, mib[why]);
 	trace_mrc_lost(msk, cb->plane, cb->ev, cb->psn, cb->dsn, why);
-	if (why == MRC_LOSS_PLANE_DOWN)
+	/* Neither the path's doing nor congestion. */
+	if (why == MRC_LOSS_PLANE_DOWN || why == MRC_LOSS_NO_ROOM)
 		return false;
 	mrc_cc_on_loss(msk, cp, ev, cb->psn);
 	/*
@@ -1276,6 +1322,20 @@ static void mrc_echo_of_lost(struct mrc_sock *msk,
 }
 
 /*
+ * The peer had no memory for a packet: its reader left more unread than
+ * the window it offered, which it cannot take back, allowed for (a
+ * buffer shrunk since, the memory of the whole protocol short).  Resent
+ * at once, the packet would be NACKed again at the pace of the round
+ * trip for as long as the reader sleeps: we wait instead, as for a shut
+ * window, until the peer takes something, or tells us reading made room
+ * (%MRC_F_ROOM), or a probe finds room (mrc_output_no_room_wait()).
+ */
+static void mrc_output_no_room(struct mrc_sock *msk, u64 now)
+{
+	msk->no_room_until = now + mrc_wnd_probe_wait(msk);
+}
+
+/*
  * What the acknowledgment says of the one packet that triggered it: its
  * round-trip time, a CE mark, (NACK) that a switch trimmed it, or that a
  * copy taken for lost was not.  True when it names the first copy of a
@@ -1345,6 +1405,12 @@ static bool mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		 * its EVs retired whole as a black hole.
 		 */
 		mrc_path_answered(msk, cp, now);
+		if (flags & MRC_F_NO_ROOM) {
+			if (!cb->lost)
+				mrc_mark_lost(msk, skb, MRC_LOSS_NO_ROOM, now);
+			mrc_output_no_room(msk, now);
+			return false;
+		}
 		if (!cb->lost)
 			mrc_mark_lost(msk, skb, MRC_LOSS_TRIM, now);
 		return false;
@@ -1468,10 +1534,15 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	/* The peer is alive; whether it takes our data is another thing. */
 	msk->last_progress = now;
 	msk->backoff = 0;
-	if (progress) {
-		msk->last_advance = now;
+	/* What a NACK for want of memory took before is no room for more. */
+	if (type == MRC_PKT_ACK && (progress || (flags & MRC_F_ROOM))) {
+		msk->no_room_until = 0;
+		msk->wnd_probes = 0;
+	} else if (progress) {
 		msk->wnd_probes = 0;
 	}
+	if (progress)
+		msk->last_advance = now;
 	mrc_detect_loss(msk, now);
 	if (progress)
 		msk->sk.sk_write_space(&msk->sk);

@@ -34,6 +34,8 @@ enum mrc_pkt_type {
 #define MRC_F_PROBE_ECHO	0x02	/* the echoed packet was a PROBE */
 #define MRC_F_ECHO_TOLD		0x04	/* an earlier ACK echoed it already */
 #define MRC_F_ECHO_DUP		0x08	/* the echoed packet had arrived already */
+#define MRC_F_NO_ROOM		0x10	/* NACK: no receive memory for it */
+#define MRC_F_ROOM		0x20	/* reading made room since such a NACK */
 
 /**
  * struct mrc_hdr - header of every MRC packet

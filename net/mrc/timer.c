@@ -37,6 +37,13 @@ static bool mrc_window_shut(const struct mrc_sock *msk)
 	       !mrc_before(msk->snd_nxt, msk->snd_wnd_end);
 }
 
+/* How long a probe of a shut window, or of a peer out of memory, waits. */
+u64 mrc_wnd_probe_wait(const struct mrc_sock *msk)
+{
+	return min_t(u64, mrc_rto_ns(msk, &msk->planes[msk->syn_plane]) <<
+		     min_t(u32, msk->wnd_probes, 16), MRC_WND_PROBE_MAX_NS);
+}
+
 /*
  * When an established connection gives up on its peer, 0 while nothing is
  * outstanding: net.mrc.dead_peer_timeout_ms (10 s) without progress, or
@@ -86,14 +93,14 @@ static u64 mrc_next_deadline(struct mrc_sock *msk)
 		when = mrc_output_next_timeout(msk);
 		if (!list_empty(&msk->rtx_queue) || mrc_window_shut(msk)) {
 			/* Window probes back off, even when answered. */
-			t = ktime_get_ns() +
-			    min_t(u64, mrc_rto_ns(msk,
-						  &msk->planes[msk->syn_plane]) <<
-				  min_t(u32, msk->wnd_probes, 16),
-				  MRC_WND_PROBE_MAX_NS);
+			t = ktime_get_ns() + mrc_wnd_probe_wait(msk);
 			if (!when || t < when)
 				when = t;
 		}
+		/* The probe of a peer that had no memory (mrc_output_push()). */
+		t = msk->no_room_until;
+		if (t && (!when || t < when))
+			when = t;
 		break;
 	}
 	t = mrc_path_next_probe(msk);

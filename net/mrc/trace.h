@@ -85,6 +85,7 @@ TRACE_DEFINE_ENUM(MRC_LOSS_PLANE_DOWN);
 TRACE_DEFINE_ENUM(MRC_LOSS_ELSEWHERE);
 TRACE_DEFINE_ENUM(MRC_LOSS_PEER_SILENT);
 TRACE_DEFINE_ENUM(MRC_LOSS_OTHER_EV);
+TRACE_DEFINE_ENUM(MRC_LOSS_NO_ROOM);
 
 /* A DATA packet taken for lost, to be resent, and why. */
 TRACE_EVENT(mrc_lost,
@@ -113,7 +114,8 @@ TRACE_EVENT(mrc_lost,
 				       { MRC_LOSS_PLANE_DOWN,	"plane_down" },
 				       { MRC_LOSS_ELSEWHERE,	"elsewhere" },
 				       { MRC_LOSS_PEER_SILENT,	"peer_silent" },
-				       { MRC_LOSS_OTHER_EV,	"other_ev" }))
+				       { MRC_LOSS_OTHER_EV,	"other_ev" },
+				       { MRC_LOSS_NO_ROOM,	"no_room" }))
 );
 
 TRACE_EVENT(mrc_ack,

@@ -6,10 +6,10 @@
 -- Every packet type is decoded, every field named under mrc.* for display
 -- filters: the header (mrc.type, mrc.psn, mrc.dsn, ...), the flags of
 -- DATA (mrc.flags.last, .fin, .retx, .trimmed, .ack) and of ACK and NACK
--- (mrc.flags.ece, .probe_echo, .echo_told, .echo_dup), the planes of SYN
--- and SYN_ACK (mrc.syn.plane.id, .addr4, .addr6), the acknowledgment of
--- ACK, NACK and of DATA with the ACK flag (mrc.ack.*), and its SACK blocks
--- (mrc.sack.start, mrc.sack.end).  What does not fit the format is told
+-- (mrc.flags.ece, .probe_echo, .echo_told, .echo_dup, .no_room, .room),
+-- the planes of SYN and SYN_ACK (mrc.syn.plane.id, .addr4, .addr6), the
+-- acknowledgment of ACK, NACK and of DATA with the ACK flag (mrc.ack.*),
+-- and its SACK blocks (mrc.sack.start, mrc.sack.end).  What does not fit the format is told
 -- by expert info (mrc.expert.*), never by a Lua error.
 --
 -- Use:
@@ -52,6 +52,7 @@ local type_names = {
 -- Flags of DATA, and of ACK and NACK, in bit order, for the Info column.
 local F_LAST, F_FIN, F_RETX, F_TRIMMED, F_ACK = 0x01, 0x02, 0x04, 0x08, 0x10
 local F_ECE, F_PROBE_ECHO, F_ECHO_TOLD, F_ECHO_DUP = 0x01, 0x02, 0x04, 0x08
+local F_NO_ROOM, F_ROOM = 0x10, 0x20
 local data_flags = {
 	{ F_LAST, "LAST" }, { F_FIN, "FIN" }, { F_RETX, "RETX" },
 	{ F_TRIMMED, "TRIMMED" }, { F_ACK, "ACK" },
@@ -59,8 +60,9 @@ local data_flags = {
 local ack_flags = {
 	{ F_ECE, "ECE" }, { F_PROBE_ECHO, "PROBE_ECHO" },
 	{ F_ECHO_TOLD, "ECHO_TOLD" }, { F_ECHO_DUP, "ECHO_DUP" },
+	{ F_NO_ROOM, "NO_ROOM" }, { F_ROOM, "ROOM" },
 }
-local DATA_FLAGS_ALL, ACK_FLAGS_ALL = 0x1f, 0x0f
+local DATA_FLAGS_ALL, ACK_FLAGS_ALL = 0x1f, 0x3f
 
 local family_names = { [4] = "IPv4", [6] = "IPv6" }
 
@@ -94,6 +96,12 @@ local f = {
 	f_echo_dup = ProtoField.bool("mrc.flags.echo_dup",
 				     "ECHO_DUP (the echoed packet had arrived already)",
 				     8, nil, F_ECHO_DUP),
+	f_no_room = ProtoField.bool("mrc.flags.no_room",
+				    "NO_ROOM (the receiver had no memory for it)",
+				    8, nil, F_NO_ROOM),
+	f_room = ProtoField.bool("mrc.flags.room",
+				 "ROOM (reading made room since a NO_ROOM)",
+				 8, nil, F_ROOM),
 	ev = ProtoField.uint16("mrc.ev", "Entropy value", base.DEC),
 	dst_cid = ProtoField.uint32("mrc.dst_cid", "Destination connection id",
 				    base.HEX),
@@ -479,6 +487,8 @@ function mrc.dissector(tvb, pinfo, tree)
 		fitem:add(f.f_probe_echo, tvb(1, 1))
 		fitem:add(f.f_echo_told, tvb(1, 1))
 		fitem:add(f.f_echo_dup, tvb(1, 1))
+		fitem:add(f.f_no_room, tvb(1, 1))
+		fitem:add(f.f_room, tvb(1, 1))
 		fnames = flag_names(ack_flags, flags, ACK_FLAGS_ALL)
 		if bit.band(flags, bit.bnot(ACK_FLAGS_ALL)) ~= 0 then
 			fitem:add_proto_expert_info(e.flags)

@@ -1772,6 +1772,54 @@ TEST_F_TIMEOUT(conn, small_buffers, 120)
 	TH_LOG("%zu bytes in %.1f s", len, t / 1000);
 }
 
+/*
+ * A receiver that holds less than the window it offered (its buffer shrunk
+ * since) and does not read: it NACKs what it has no room for, and the
+ * sender waits for room, asking at a backoff, instead of resending each
+ * packet as fast as its NACK comes back (a storm that outlasts the
+ * reader's sleep, and starved a slow machine's reader for good).  What
+ * was sent arrives whole once the reader reads.
+ */
+TEST_F_TIMEOUT(conn, full_receiver_waits, 120)
+{
+	size_t len = 2 * MIB, msg = 4 * KIB;
+	struct job w = { .fd = self->cfd, .type = variant->type,
+			 .len = len, .msg = msg, .seed = 13 };
+	struct job r = { .fd = self->sfd, .type = variant->type,
+			 .len = len, .msg = msg, .seed = 13 };
+	struct mrc_info ci, si;
+	socklen_t n;
+
+	ASSERT_EQ(0, set_int(self->sfd, SO_RCVBUF, 65536));
+	ASSERT_EQ(0, start(&w, sender));
+	sleep_ms(2000);
+	n = sizeof(ci);
+	ASSERT_EQ(0, mrc_info(self->cfd, &ci, &n));
+	n = sizeof(si);
+	ASSERT_EQ(0, mrc_info(self->sfd, &si, &n));
+	TH_LOG("in 2 s unread: %llu packets dropped, %llu resent",
+	       (unsigned long long)si.mrci_rx_dropped,
+	       (unsigned long long)ci.mrci_retransmits);
+	/* Or the case proves nothing. */
+	ASSERT_LT(0, si.mrci_rx_dropped) TH_LOG("the receiver had room");
+	/*
+	 * A probe a wait, the waits doubling, and what a burst had in flight
+	 * when the first NACK came.  The storm resent 100,000 under TCG.
+	 */
+	EXPECT_GE(256, ci.mrci_retransmits);
+
+	ASSERT_EQ(0, start(&r, receiver));
+	ASSERT_EQ(0, finish(&r));
+	ASSERT_EQ(0, finish(&w));
+	EXPECT_EQ(len, w.ret) TH_LOG("sent %zd bytes: %s", w.ret,
+				     strerror(w.err));
+	EXPECT_EQ(len, r.ret) TH_LOG("received %zd bytes: %s", r.ret,
+				     strerror(r.err));
+	EXPECT_EQ((size_t)-1, r.bad)
+		TH_LOG("bad data at byte %zu, in a receive of %zd", r.bad,
+		       r.bad_n);
+}
+
 /* SO_RCVTIMEO: a recv() with nothing to read gives up with EAGAIN. */
 TEST_F(conn, rcvtimeo)
 {
