@@ -127,18 +127,18 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
-/* Reply with @plane, or with @pending when there is no plane. */
-static int mrc_nl_reply_plane(struct mrc_net *mn,
+/*
+ * Reply with @plane, or with @pending when there is no plane, in @msg,
+ * which the caller allocated before the change: a change is never
+ * reported as failed for want of memory to tell it.  Consumes @msg.
+ */
+static int mrc_nl_reply_plane(struct mrc_net *mn, struct sk_buff *msg,
 			      const struct mrc_plane *plane,
 			      const struct mrc_plane_pending *pending,
 			      struct genl_info *info)
 {
-	struct sk_buff *msg;
 	int err;
 
-	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
 	if (plane)
 		err = mrc_nl_fill_plane(msg, plane, info->snd_portid,
 					info->snd_seq, 0, info->genlhdr->cmd);
@@ -444,6 +444,7 @@ int mrc_nl_plane_add_doit(struct sk_buff *skb, struct genl_info *info)
 		.admin_up	= true,
 	};
 	struct mrc_plane *plane;
+	struct sk_buff *msg;
 	int err;
 
 	if (!attrs[MRC_PLANE_ATTR_IFINDEX] && !attrs[MRC_PLANE_ATTR_IFNAME]) {
@@ -463,6 +464,9 @@ int mrc_nl_plane_add_doit(struct sk_buff *skb, struct genl_info *info)
 	err = mrc_nl_parse_base_rtt(info, &cfg.base_rtt_us);
 	if (err)
 		return err;
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
 
 	rtnl_lock();
 	cfg.dev = mrc_nl_get_dev(mn->net, info);
@@ -471,10 +475,15 @@ int mrc_nl_plane_add_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	plane = mrc_plane_add(mn, &cfg, info->extack);
-	err = IS_ERR(plane) ? PTR_ERR(plane) :
-			      mrc_nl_reply_plane(mn, plane, NULL, info);
+	if (IS_ERR(plane)) {
+		err = PTR_ERR(plane);
+		goto out;
+	}
+	err = mrc_nl_reply_plane(mn, msg, plane, NULL, info);
+	msg = NULL;
 out:
 	rtnl_unlock();
+	nlmsg_free(msg);
 	return err;
 }
 
@@ -503,8 +512,12 @@ int mrc_nl_plane_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct mrc_plane_pending *pending;
 	struct mrc_plane_settings set;
 	struct mrc_plane *plane;
+	struct sk_buff *msg;
 	int err;
 
+	msg = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
 	rtnl_lock();
 	err = mrc_nl_get_plane(mn, info, &plane, &pending);
 	if (err)
@@ -523,9 +536,11 @@ int mrc_nl_plane_set_doit(struct sk_buff *skb, struct genl_info *info)
 		mrc_plane_update(plane, &set);
 	else
 		mrc_plane_pending_update(mn, pending, &set);
-	err = mrc_nl_reply_plane(mn, plane, pending, info);
+	err = mrc_nl_reply_plane(mn, msg, plane, pending, info);
+	msg = NULL;
 out:
 	rtnl_unlock();
+	nlmsg_free(msg);
 	return err;
 }
 
