@@ -157,70 +157,73 @@ static int mrc_diag_fill(struct sk_buff *skb, struct sock *sk,
 /* Sockets of a dump, each with a reference, and where they were. */
 struct mrc_diag_batch {
 	struct sock	*sk[MRC_DIAG_BATCH];
-	unsigned long	pos[MRC_DIAG_BATCH];	/* in &mrc_net.sockets */
+	u64		seq[MRC_DIAG_BATCH];	/* &mrc_sock.net_seq */
 	unsigned int	n;
-	unsigned long	next;	/* the place after the last one looked at */
+	u64		next;	/* after the last one looked at */
 };
 
 /*
- * Take the next sockets in @states from place @start of the namespace's
- * list.  The list's lock is taken with BHs off inside a listener's lock
- * (its children join the list under it), so the sockets are filled in
- * after it is released, each with a reference; one whose last reference
- * is gone, waiting for its destructor to unlist it, is passed over.
+ * Take the next sockets in @states, from the one listed at @start on.
+ * The list's lock is taken with BHs off inside a listener's lock (its
+ * children join the list under it), so the sockets are filled in after it
+ * is released, each with a reference; one whose last reference is gone,
+ * waiting for its destructor to unlist it, is passed over.
  */
-static void mrc_diag_collect(struct mrc_net *mn, u32 states,
-			     unsigned long start, struct mrc_diag_batch *b)
+static void mrc_diag_collect(struct mrc_net *mn, u32 states, u64 start,
+			     struct mrc_diag_batch *b)
 {
-	unsigned long pos = 0;
 	struct mrc_sock *msk;
 	struct sock *sk;
 
 	b->n = 0;
+	b->next = start;
 	spin_lock_bh(&mn->sockets_lock);
-	hlist_for_each_entry(msk, &mn->sockets, net_node) {
-		if (b->n == MRC_DIAG_BATCH)
-			break;
-		if (pos++ < start)
-			continue;
+	for (msk = mrc_pernet_sock_from(mn, start);
+	     msk && b->n < MRC_DIAG_BATCH; msk = mrc_pernet_sock_next(msk)) {
+		b->next = msk->net_seq + 1;
 		sk = &msk->sk;
 		if (!(states & BIT(READ_ONCE(sk->sk_state))) ||
 		    !refcount_inc_not_zero(&sk->sk_refcnt))
 			continue;
 		b->sk[b->n] = sk;
-		b->pos[b->n++] = pos - 1;
+		b->seq[b->n++] = msk->net_seq;
 	}
-	b->next = pos;
 	spin_unlock_bh(&mn->sockets_lock);
 }
 
+/* Where the next part of a dump starts, kept in the callback's context. */
+struct mrc_diag_dump_ctx {
+	u64	next;	/* &mrc_sock.net_seq */
+};
+
 /*
- * cb->args[0] is the place in the namespace's list where the next part of
- * the dump starts.  No socket is held from one part to the next: sockets
- * that come or go in between may be missed or repeated, as in other
- * socket dumps.
+ * No socket is held from one part of the dump to the next.  The order is
+ * that of listing, so none is dumped twice: one that comes in between is
+ * dumped at the end, one that goes before its turn is not.
  */
 static int mrc_diag_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	struct mrc_diag_dump_ctx *ctx = (struct mrc_diag_dump_ctx *)cb->ctx;
 	const struct mrc_diag_req *req = nlmsg_data(cb->nlh);
 	struct mrc_net *mn = mrc_pernet(sock_net(skb->sk));
 	struct mrc_diag_batch b;
 	unsigned int i;
 	int err = 0;
 
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 	do {
-		mrc_diag_collect(mn, req->mdiag_states, cb->args[0], &b);
+		mrc_diag_collect(mn, req->mdiag_states, ctx->next, &b);
 		for (i = 0; i < b.n; i++) {
 			if (!err)
 				err = mrc_diag_fill(skb, b.sk[i], req, cb->skb,
 						    cb->nlh->nlmsg_seq,
 						    NLM_F_MULTI);
 			if (!err)
-				cb->args[0] = b.pos[i] + 1;
+				ctx->next = b.seq[i] + 1;
 			sock_put(b.sk[i]);
 		}
 		if (!err)
-			cb->args[0] = b.next;
+			ctx->next = b.next;
 	} while (!err && b.n);
 	return skb->len;
 }
@@ -245,7 +248,8 @@ static struct sock *mrc_diag_lookup(struct net *net,
 		return ERR_PTR(-EINVAL);
 
 	spin_lock_bh(&mn->sockets_lock);
-	hlist_for_each_entry(msk, &mn->sockets, net_node) {
+	for (msk = mrc_pernet_sock_from(mn, 0); msk;
+	     msk = mrc_pernet_sock_next(msk)) {
 		sk = &msk->sk;
 		/* A cookie that was told is set already. */
 		if (req->mdiag_ino ? sock_i_ino(sk) != req->mdiag_ino :

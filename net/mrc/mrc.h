@@ -74,8 +74,12 @@ struct mrc_sysctl {
 /**
  * struct mrc_net - MRC state of one network namespace
  * @net: the namespace
- * @sockets: every MRC socket of the namespace, for /proc/net/mrc
- * @sockets_lock: protects @sockets
+ * @sockets: every MRC socket of the namespace, for /proc/net/mrc and
+ *	sock_diag, by &mrc_sock.net_seq: a walk that stopped goes on from
+ *	where it was, whoever came or went meanwhile, without walking again
+ *	what it saw
+ * @sockets_seq: the next socket's &mrc_sock.net_seq
+ * @sockets_lock: protects @sockets and @sockets_seq
  * @planes: the namespace's planes, by id
  * @nr_planes: number of entries in @planes
  * @pending_planes: planes whose device went away, waiting for it
@@ -103,7 +107,8 @@ struct mrc_sysctl {
  */
 struct mrc_net {
 	struct net		*net;
-	struct hlist_head	sockets;
+	struct rb_root		sockets;
+	u64			sockets_seq;
 	spinlock_t		sockets_lock;	/* taken with BHs off */
 	struct list_head	planes;
 	unsigned int		nr_planes;
@@ -499,6 +504,7 @@ struct mrc_ev {
  * struct mrc_sock - an AF_MRC socket and its connection
  * @sk: the socket; must stay first, the core casts between the two
  * @net_node: entry in &mrc_net.sockets
+ * @net_seq: its place there: sockets listed later have higher ones
  * @port_node: entry in &mrc_net.ports once bound
  * @port: bound port, host order; 0 until bound
  * @addr: bound address: AF_UNSPEC (any plane), AF_INET or AF_INET6
@@ -660,7 +666,8 @@ struct mrc_ev {
  */
 struct mrc_sock {
 	struct sock		sk;
-	struct hlist_node	net_node;
+	struct rb_node		net_node;
+	u64			net_seq;
 	struct hlist_node	port_node;
 	u16			port;
 	struct mrc_addr		addr;
@@ -944,6 +951,8 @@ int mrc_pernet_init(void);
 void mrc_pernet_exit(void);
 void mrc_pernet_link_sock(struct mrc_sock *msk);
 void mrc_pernet_unlink_sock(struct mrc_sock *msk);
+struct mrc_sock *mrc_pernet_sock_from(struct mrc_net *mn, u64 seq);
+struct mrc_sock *mrc_pernet_sock_next(struct mrc_sock *msk);
 
 /* plane.c */
 int mrc_plane_init(void);

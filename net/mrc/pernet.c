@@ -13,12 +13,19 @@
 
 unsigned int mrc_net_id __read_mostly;
 
+static bool mrc_sock_seq_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct mrc_sock, net_node)->net_seq <
+	       rb_entry(b, struct mrc_sock, net_node)->net_seq;
+}
+
 void mrc_pernet_link_sock(struct mrc_sock *msk)
 {
 	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
 
 	spin_lock_bh(&mn->sockets_lock);
-	hlist_add_head(&msk->net_node, &mn->sockets);
+	msk->net_seq = mn->sockets_seq++;
+	rb_add(&msk->net_node, &mn->sockets, mrc_sock_seq_less);
 	spin_unlock_bh(&mn->sockets_lock);
 }
 
@@ -27,24 +34,90 @@ void mrc_pernet_unlink_sock(struct mrc_sock *msk)
 	struct mrc_net *mn = mrc_pernet(sock_net(&msk->sk));
 
 	spin_lock_bh(&mn->sockets_lock);
-	hlist_del_init(&msk->net_node);
+	rb_erase(&msk->net_node, &mn->sockets);
+	RB_CLEAR_NODE(&msk->net_node);
 	spin_unlock_bh(&mn->sockets_lock);
+}
+
+/* The first socket listed at @seq or later; under sockets_lock. */
+struct mrc_sock *mrc_pernet_sock_from(struct mrc_net *mn, u64 seq)
+{
+	struct rb_node *node = mn->sockets.rb_node;
+	struct mrc_sock *msk, *found = NULL;
+
+	lockdep_assert_held(&mn->sockets_lock);
+	while (node) {
+		msk = rb_entry(node, struct mrc_sock, net_node);
+		if (msk->net_seq >= seq) {
+			found = msk;
+			node = node->rb_left;
+		} else {
+			node = node->rb_right;
+		}
+	}
+	return found;
+}
+
+/* The socket listed after @msk, or NULL; under sockets_lock. */
+struct mrc_sock *mrc_pernet_sock_next(struct mrc_sock *msk)
+{
+	struct rb_node *node = rb_next(&msk->net_node);
+
+	return node ? rb_entry(node, struct mrc_sock, net_node) : NULL;
+}
+
+/*
+ * Where a read of /proc/net/mrc stopped: seq_file starts each read again
+ * at a position, which is found without a walk from the first socket when
+ * it is where the last read left off.
+ */
+struct mrc_seq_state {
+	struct seq_net_private	p;	/* first, for seq_file_net() */
+	loff_t			pos;	/* of the socket at @seq; 0: none */
+	u64			seq;
+};
+
+static void *mrc_seq_at(struct mrc_seq_state *st, struct mrc_sock *msk,
+			loff_t pos)
+{
+	if (msk) {
+		st->pos = pos;
+		st->seq = msk->net_seq;
+	}
+	return msk;
 }
 
 static void *mrc_seq_start(struct seq_file *seq, loff_t *pos)
 	__acquires(&mn->sockets_lock)
 {
 	struct mrc_net *mn = mrc_pernet(seq_file_net(seq));
+	struct mrc_seq_state *st = seq->private;
+	struct mrc_sock *msk;
+	loff_t n;
 
 	spin_lock_bh(&mn->sockets_lock);
-	return seq_hlist_start_head(&mn->sockets, *pos);
+	if (!*pos)
+		return SEQ_START_TOKEN;
+	/* Gone since, it is followed by the next one. */
+	if (*pos == st->pos)
+		return mrc_seq_at(st, mrc_pernet_sock_from(mn, st->seq), *pos);
+	msk = mrc_pernet_sock_from(mn, 0);
+	for (n = 1; msk && n < *pos; n++)
+		msk = mrc_pernet_sock_next(msk);
+	return mrc_seq_at(st, msk, *pos);
 }
 
 static void *mrc_seq_next(struct seq_file *seq, void *v, loff_t *pos)
 {
 	struct mrc_net *mn = mrc_pernet(seq_file_net(seq));
+	struct mrc_sock *msk;
 
-	return seq_hlist_next(v, &mn->sockets, pos);
+	++*pos;
+	if (v == SEQ_START_TOKEN)
+		msk = mrc_pernet_sock_from(mn, 0);
+	else
+		msk = mrc_pernet_sock_next(v);
+	return mrc_seq_at(seq->private, msk, *pos);
 }
 
 static void mrc_seq_stop(struct seq_file *seq, void *v)
@@ -69,7 +142,7 @@ static int mrc_seq_show(struct seq_file *seq, void *v)
 		return 0;
 	}
 
-	msk = hlist_entry(v, struct mrc_sock, net_node);
+	msk = v;
 	seq_printf(seq, "%-10lu %-9s %-5u %u\n", sock_i_ino(&msk->sk),
 		   mrc_sock_type_name(&msk->sk),
 		   from_kuid_munged(seq_user_ns(seq), sock_i_uid(&msk->sk)),
@@ -90,7 +163,7 @@ static int __net_init mrc_net_init(struct net *net)
 	int i, err;
 
 	mn->net = net;
-	INIT_HLIST_HEAD(&mn->sockets);
+	mn->sockets = RB_ROOT;
 	spin_lock_init(&mn->sockets_lock);
 	hash_init(mn->ports);
 	spin_lock_init(&mn->ports_lock);
@@ -114,7 +187,7 @@ static int __net_init mrc_net_init(struct net *net)
 	if (err)
 		goto err_mib;
 	if (!proc_create_net("mrc", 0444, net->proc_net, &mrc_seq_ops,
-			     sizeof(struct seq_net_private))) {
+			     sizeof(struct mrc_seq_state))) {
 		err = -ENOMEM;
 		goto err_sysctl;
 	}
@@ -135,7 +208,7 @@ static void __net_exit mrc_net_exit(struct net *net)
 	mrc_plane_net_exit(mn);
 	remove_proc_entry("mrc", net->proc_net);
 	/* Sockets hold a reference on their namespace. */
-	WARN_ON_ONCE(!hlist_empty(&mn->sockets));
+	WARN_ON_ONCE(!RB_EMPTY_ROOT(&mn->sockets));
 	mrc_sysctl_net_exit(mn);
 	mrc_mib_net_exit(mn);
 }
