@@ -211,6 +211,7 @@ void mrc_conn_release_rings(struct mrc_sock *msk, u64 now)
 		bitmap_free(msk->snd_map);
 		WRITE_ONCE(msk->snd_ring, NULL);
 		msk->snd_map = NULL;
+		msk->no_room_until = 0;
 		if (msk->ev_table && mrc_conn_evs_all_active(msk))
 			mrc_conn_evs_release(msk);
 	}

@@ -384,14 +384,16 @@ int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 /*
  * Whether reading made room for a peer that waits for it, since a packet
  * was NACKed for want of memory: half the buffer, so that the peer is not
- * told for every packet read.
+ * told for every packet read.  What is held out of order is not counted:
+ * it waits for the packets the peer holds back, which the reader cannot
+ * read its way to.
  */
 static bool mrc_rcv_room_made(struct mrc_sock *msk)
 {
 	struct sock *sk = &msk->sk;
+	int in_order = atomic_read(&sk->sk_rmem_alloc) - (int)msk->rcv_ofo_mem;
 
-	if (!msk->rcv_no_room ||
-	    atomic_read(&sk->sk_rmem_alloc) > READ_ONCE(sk->sk_rcvbuf) / 2)
+	if (!msk->rcv_no_room || in_order > READ_ONCE(sk->sk_rcvbuf) / 2)
 		return false;
 	msk->rcv_no_room = false;
 	return true;

@@ -353,16 +353,21 @@ static bool mrc_output_no_room_wait(struct mrc_sock *msk,
 		msk->no_room_until = 0;
 		return false;
 	}
-	/* With no plane to ask on, the wait starts again (see mrc_timer_at()). */
-	id = mrc_path_pick_plane(msk, MRC_SKB_CB(skb)->plane, false);
+	/*
+	 * The next wait is set first, for the timer that the probe arms; with
+	 * no plane to ask on, it starts again (see mrc_timer_at()).  The
+	 * drop was the peer's doing, not its plane's: any plane will do.
+	 */
+	id = mrc_path_pick_plane(msk, -1, false);
+	if (id >= 0)
+		msk->wnd_probes++;
+	msk->no_room_until = now + mrc_wnd_probe_wait(msk);
 	if (id >= 0) {
 		list_del(&skb->list);
 		MRC_SKB_CB(skb)->lost = 0;
 		mrc_transmit(msk, skb, id, queue);
-		msk->wnd_probes++;
 		MRC_MSK_INC_STATS(msk, MRC_MIB_WND_PROBES);
 	}
-	msk->no_room_until = now + mrc_wnd_probe_wait(msk);
 	return true;
 }
 
@@ -1321,6 +1326,16 @@ static void mrc_echo_of_lost(struct mrc_sock *msk,
 		mrc_cc_silence_undo(msk);
 }
 
+/* The packet the acknowledgment echoes, still held, was marked CE. */
+static void mrc_echo_ce(struct mrc_sock *msk, struct mrc_conn_plane *cp,
+			const struct mrc_skb_cb *cb)
+{
+	msk->silence_undoable = false;
+	MRC_MSK_INC_STATS(msk, MRC_MIB_ECE_RCVD);
+	mrc_path_ce(cp, &msk->ev_table[cb->ev_idx]);
+	cp->ce_marked++;
+}
+
 /*
  * The peer had no memory for a packet: its reader left more unread than
  * the window it offered, which it cannot take back, allowed for (a
@@ -1408,6 +1423,11 @@ static bool mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 		if (flags & MRC_F_NO_ROOM) {
 			if (!cb->lost)
 				mrc_mark_lost(msk, skb, MRC_LOSS_NO_ROOM, now);
+			/* The one the peer needs first goes first. */
+			if (cb->dsn == msk->snd_una)
+				list_move(&skb->list, &msk->rtx_queue);
+			if (flags & MRC_F_ECE)
+				mrc_echo_ce(msk, cp, cb);
 			mrc_output_no_room(msk, now);
 			return false;
 		}
@@ -1419,14 +1439,10 @@ static bool mrc_echo_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	mrc_rtt_rcvd(msk, cp, &msk->ev_table[cb->ev_idx], ack, cb->sent, now);
 	if (cb->lost)
 		mrc_echo_of_lost(msk, cb, flags, cb->sent);
-	if (flags & MRC_F_ECE) {
-		msk->silence_undoable = false;
-		MRC_MSK_INC_STATS(msk, MRC_MIB_ECE_RCVD);
-		mrc_path_ce(cp, &msk->ev_table[cb->ev_idx]);
-		cp->ce_marked++;
-	} else {
+	if (flags & MRC_F_ECE)
+		mrc_echo_ce(msk, cp, cb);
+	else
 		mrc_path_unmarked(&msk->ev_table[cb->ev_idx]);
-	}
 	return false;
 }
 
@@ -1534,8 +1550,17 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	/* The peer is alive; whether it takes our data is another thing. */
 	msk->last_progress = now;
 	msk->backoff = 0;
-	/* What a NACK for want of memory took before is no room for more. */
-	if (type == MRC_PKT_ACK && (progress || (flags & MRC_F_ROOM))) {
+	/*
+	 * The wait for a peer out of memory ends with an ACK of something it
+	 * took (a first echo, or the cumulative DSN or window moving: not a
+	 * NACK, which took nothing new), or of room made, or once nothing is
+	 * outstanding.
+	 */
+	if ((type == MRC_PKT_ACK &&
+	     (progress || (flags & MRC_F_ROOM) ||
+	      !(flags & (MRC_F_ECHO_TOLD | MRC_F_ECHO_DUP |
+			 MRC_F_PROBE_ECHO)))) ||
+	    !mrc_conn_outstanding(msk)) {
 		msk->no_room_until = 0;
 		msk->wnd_probes = 0;
 	} else if (progress) {

@@ -98,7 +98,7 @@ static u64 mrc_next_deadline(struct mrc_sock *msk)
 				when = t;
 		}
 		/* The probe of a peer that had no memory (mrc_output_push()). */
-		t = msk->no_room_until;
+		t = mrc_conn_outstanding(msk) ? msk->no_room_until : 0;
 		if (t && (!when || t < when))
 			when = t;
 		break;

@@ -6,8 +6,8 @@
 -- Every packet type is decoded, every field named under mrc.* for display
 -- filters: the header (mrc.type, mrc.psn, mrc.dsn, ...), the flags of
 -- DATA (mrc.flags.last, .fin, .retx, .trimmed, .ack) and of ACK and NACK
--- (mrc.flags.ece, .probe_echo, .echo_told, .echo_dup, .no_room, .room),
--- the planes of SYN and SYN_ACK (mrc.syn.plane.id, .addr4, .addr6), the
+-- (mrc.flags.ece, .probe_echo, .echo_told, .echo_dup, .no_room,
+-- .room), the planes of SYN and SYN_ACK (mrc.syn.plane.id, .addr4, .addr6), the
 -- acknowledgment of ACK, NACK and of DATA with the ACK flag (mrc.ack.*),
 -- and its SACK blocks (mrc.sack.start, mrc.sack.end).  What does not fit the format is told
 -- by expert info (mrc.expert.*), never by a Lua error.
@@ -62,7 +62,8 @@ local ack_flags = {
 	{ F_ECHO_TOLD, "ECHO_TOLD" }, { F_ECHO_DUP, "ECHO_DUP" },
 	{ F_NO_ROOM, "NO_ROOM" }, { F_ROOM, "ROOM" },
 }
-local DATA_FLAGS_ALL, ACK_FLAGS_ALL = 0x1f, 0x3f
+-- NO_ROOM goes on a NACK only, ROOM on an ACK only.
+local DATA_FLAGS_ALL, ACK_FLAGS_ALL, NACK_FLAGS_ALL = 0x1f, 0x2f, 0x1f
 
 local family_names = { [4] = "IPv4", [6] = "IPv6" }
 
@@ -489,8 +490,10 @@ function mrc.dissector(tvb, pinfo, tree)
 		fitem:add(f.f_echo_dup, tvb(1, 1))
 		fitem:add(f.f_no_room, tvb(1, 1))
 		fitem:add(f.f_room, tvb(1, 1))
-		fnames = flag_names(ack_flags, flags, ACK_FLAGS_ALL)
-		if bit.band(flags, bit.bnot(ACK_FLAGS_ALL)) ~= 0 then
+		local known = ptype == ACK and ACK_FLAGS_ALL or NACK_FLAGS_ALL
+
+		fnames = flag_names(ack_flags, flags, known)
+		if bit.band(flags, bit.bnot(known)) ~= 0 then
 			fitem:add_proto_expert_info(e.flags)
 		end
 	elseif flags ~= 0 then
