@@ -110,6 +110,7 @@ static void *mrc_seq_start(struct seq_file *seq, loff_t *pos)
 static void *mrc_seq_next(struct seq_file *seq, void *v, loff_t *pos)
 {
 	struct mrc_net *mn = mrc_pernet(seq_file_net(seq));
+	struct mrc_seq_state *st = seq->private;
 	struct mrc_sock *msk;
 
 	++*pos;
@@ -117,7 +118,14 @@ static void *mrc_seq_next(struct seq_file *seq, void *v, loff_t *pos)
 		msk = mrc_pernet_sock_from(mn, 0);
 	else
 		msk = mrc_pernet_sock_next(v);
-	return mrc_seq_at(seq->private, msk, *pos);
+	if (!msk) {
+		/* The end, where a read again finds who came since. */
+		st->pos = *pos;
+		st->seq = v == SEQ_START_TOKEN ? 0 :
+			  ((struct mrc_sock *)v)->net_seq + 1;
+		return NULL;
+	}
+	return mrc_seq_at(st, msk, *pos);
 }
 
 static void mrc_seq_stop(struct seq_file *seq, void *v)
