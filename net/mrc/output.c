@@ -1556,18 +1556,19 @@ void mrc_output_ack_rcvd(struct mrc_sock *msk, const struct mrc_ack *ack,
 	 * NACK, which took nothing new), or of room made, or once nothing is
 	 * outstanding.
 	 */
-	if ((type == MRC_PKT_ACK &&
-	     (progress || (flags & MRC_F_ROOM) ||
-	      !(flags & (MRC_F_ECHO_TOLD | MRC_F_ECHO_DUP |
-			 MRC_F_PROBE_ECHO)))) ||
-	    !mrc_conn_outstanding(msk)) {
+	if (msk->no_room_until &&
+	    ((type == MRC_PKT_ACK &&
+	      (progress || (flags & MRC_F_ROOM) ||
+	       !(flags & (MRC_F_ECHO_TOLD | MRC_F_ECHO_DUP |
+			  MRC_F_PROBE_ECHO)))) ||
+	     !mrc_conn_outstanding(msk))) {
 		msk->no_room_until = 0;
 		msk->wnd_probes = 0;
-	} else if (progress) {
+	}
+	if (progress) {
+		msk->last_advance = now;
 		msk->wnd_probes = 0;
 	}
-	if (progress)
-		msk->last_advance = now;
 	mrc_detect_loss(msk, now);
 	if (progress)
 		msk->sk.sk_write_space(&msk->sk);
